@@ -1,0 +1,38 @@
+"""The ``mgmtbench`` command. Each part of the product adds its own sub-commands."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from mgmtbench import __version__
+from mgmtbench.emulator import command as serve_command
+from mgmtbench.errors import MgmtbenchError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mgmtbench",
+        description="Benchmark SSH and HTTPS management of network devices.",
+    )
+    parser.add_argument("--version", action="version", version=f"mgmtbench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    serve_command.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args))
+    except MgmtbenchError as exc:
+        print(f"mgmtbench: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,132 @@
+"""``mgmtbench serve``: run the emulator in the foreground."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from pathlib import Path
+
+from mgmtbench.emulator.options import HOST_KEY_TYPES, Credentials, EmulatorOptions, Limits
+from mgmtbench.emulator.server import Emulator
+from mgmtbench.emulator.transcripts import available_platforms
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="run the device emulator (SSH + HTTPS) in the foreground",
+        description="Serve emulated devices over SSH (exec and shell) and the ASA-style HTTPS API "
+        "until Ctrl-C.",
+    )
+    p.add_argument("--hostname", default="R1", help="device hostname (default: %(default)s)")
+    p.add_argument("--platform", default="cisco_ios",
+                   help=f"transcript platform: {', '.join(available_platforms()) or 'none found'}"
+                        " (default: %(default)s)")
+    p.add_argument("--devices", type=int, default=1,
+                   help="number of devices, each on its own ports (default: %(default)s)")
+    p.add_argument("--bind", default="127.0.0.1", help="address to listen on (default: %(default)s)")
+    p.add_argument("--ssh-port", type=_port, default=2222,
+                   help="SSH port of the first device, 0 for any (default: %(default)s)")
+    p.add_argument("--https-port", type=_port, default=8443,
+                   help="HTTPS port of the first device, 0 for any (default: %(default)s)")
+    p.add_argument("--username", default="admin", help="login user (default: %(default)s)")
+    p.add_argument("--password", default="admin", help="login password (default: %(default)s)")
+    p.add_argument("--enable-password", default=None,
+                   help="enable secret (default: the login password)")
+    p.add_argument("--authorized-keys", type=Path, default=None,
+                   help="OpenSSH authorized_keys file for public-key login")
+    p.add_argument("--host-key", choices=sorted(HOST_KEY_TYPES), default="ed25519",
+                   help="type of the SSH host key generated for this run (default: %(default)s)")
+    p.add_argument("--processing-delay", type=float, default=0.0, metavar="SECONDS",
+                   help="device CPU time added to every command (default: 0)")
+    p.add_argument("--max-sessions", type=int, default=Limits.max_sessions,
+                   help="concurrent SSH sessions per device (default: %(default)s)")
+    p.add_argument("--max-body", type=int, default=Limits.max_body,
+                   help="largest POST /admin/config body in bytes (default: %(default)s)")
+    p.add_argument("--transcripts", type=Path, default=None,
+                   help="folder of platform transcripts (default: the bundled ones)")
+    p.add_argument("--state-dir", type=Path, default=None,
+                   help="where to write the CA, known_hosts (default: a temporary folder)")
+    p.add_argument("-v", "--verbose", action="store_true", help="log every connection")
+    p.set_defaults(run=run)
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port number (0-65535)")
+    return value
+
+
+def options_from_args(args: argparse.Namespace) -> EmulatorOptions:
+    return EmulatorOptions(
+        hostname=args.hostname,
+        platform=args.platform,
+        devices=args.devices,
+        bind=args.bind,
+        ssh_port=args.ssh_port,
+        https_port=args.https_port,
+        credentials=Credentials(
+            username=args.username,
+            password=args.password,
+            enable_secret=args.enable_password if args.enable_password is not None
+            else args.password,
+            authorized_keys=args.authorized_keys,
+        ),
+        limits=Limits(max_sessions=args.max_sessions, max_body=args.max_body),
+        host_key_type=args.host_key,
+        processing_delay=args.processing_delay,
+        transcripts=args.transcripts,
+        state_dir=args.state_dir,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
+    logging.getLogger("asyncssh").setLevel(logging.WARNING)
+    return asyncio.run(_serve(options_from_args(args)))
+
+
+async def _serve(options: EmulatorOptions) -> int:
+    emulator = Emulator(options)
+    await emulator.start()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, emulator.request_stop)
+    try:
+        _print_ready(emulator)
+        await emulator.serve_forever()
+    finally:
+        await emulator.stop()
+    print("mgmtbench: emulator stopped", flush=True)
+    return 0
+
+
+def _print_ready(emulator: Emulator) -> None:
+    opts = emulator.options
+    creds = opts.credentials
+    count = len(emulator.endpoints)
+    print(f"mgmtbench emulator: {count} {opts.platform} device{'s' if count > 1 else ''} "
+          f"on {opts.bind} (state in {emulator.state_dir})")
+    shown = emulator.endpoints[:5]
+    for endpoint in shown:
+        print(f"  {endpoint.hostname}:")
+        if endpoint.ssh_port:
+            print(f"    ssh -p {endpoint.ssh_port} -o UserKnownHostsFile={emulator.known_hosts} "
+                  f"{creds.username}@{endpoint.host}")
+        if endpoint.https_port and emulator.tls is not None:
+            print(f"    curl -u {creds.username}:{creds.password} --cacert {emulator.tls.ca} "
+                  f"{endpoint.https_url('show version')}")
+    if count > len(shown):
+        last = emulator.endpoints[-1]
+        print(f"  ... {count - len(shown)} more, up to {last.hostname} "
+              f"(ssh port {last.ssh_port}, https port {last.https_port})")
+    print(f"  login password: {creds.password}; enable secret: {creds.enable_secret}")
+    print("Press Ctrl-C to stop.", flush=True)

@@ -1,0 +1,70 @@
+"""What an emulator serves: devices, credentials, ports, algorithms and limits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HOST_KEY_TYPES = {
+    "ed25519": "ssh-ed25519",
+    "ecdsa": "ecdsa-sha2-nistp256",
+    "rsa": "ssh-rsa",
+}
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """Who may log in: one user with a password and/or public keys, and the enable secret."""
+
+    username: str = "admin"
+    password: str = "admin"
+    enable_secret: str = "admin"
+    authorized_keys: Path | None = None  # OpenSSH authorized_keys file for public-key auth
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Protection against bad clients; every limit gives a device-style refusal, not a crash."""
+
+    max_sessions: int = 1000  # concurrent SSH connections per device
+    max_body: int = 1024 * 1024  # bytes of a POST /admin/config body
+    max_line: int = 4096  # characters of one command line
+    login_timeout: float = 30.0  # seconds to finish SSH authentication
+
+
+@dataclass(frozen=True)
+class Algorithms:
+    """SSH algorithm lists offered by the server (None: asyncssh's defaults)."""
+
+    kex: tuple[str, ...] | None = None
+    ciphers: tuple[str, ...] | None = None
+    macs: tuple[str, ...] | None = None
+    compression: tuple[str, ...] = ("none",)
+
+
+@dataclass(frozen=True)
+class EmulatorOptions:
+    """Everything ``mgmtbench serve`` and the test fixtures configure."""
+
+    hostname: str = "R1"
+    platform: str = "cisco_ios"
+    devices: int = 1
+    bind: str = "127.0.0.1"
+    ssh_port: int = 0  # 0: any free port; with N devices, device i gets port + i
+    https_port: int = 0
+    credentials: Credentials = field(default_factory=Credentials)
+    limits: Limits = field(default_factory=Limits)
+    algorithms: Algorithms = field(default_factory=Algorithms)
+    host_key_type: str = "ed25519"
+    processing_delay: float = 0.0  # seconds of device CPU time per command
+    transcripts: Path | None = None  # None: the bundled transcripts
+    state_dir: Path | None = None  # where the CA, keys and known_hosts go (None: a temp dir)
+    ssh: bool = True
+    https: bool = True
+
+    def hostnames(self) -> list[str]:
+        """Distinct hostnames: ``R1`` for one device, ``R1-001`` ... for a fleet."""
+        if self.devices == 1:
+            return [self.hostname]
+        width = max(3, len(str(self.devices)))
+        return [f"{self.hostname}-{i:0{width}d}" for i in range(1, self.devices + 1)]

@@ -1,0 +1,292 @@
+"""Serving devices: :class:`Emulator` on the caller's event loop, :class:`EmulatorThread` beside it."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import shutil
+import socket
+import tempfile
+import threading
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+import asyncssh
+
+from mgmtbench.emulator.device import HOSTNAME, Device, DeviceFacts
+from mgmtbench.emulator.https_server import DeviceApi, serve_https
+from mgmtbench.emulator.options import HOST_KEY_TYPES, EmulatorOptions
+from mgmtbench.emulator.ssh_server import listen_ssh
+from mgmtbench.emulator.tls import TlsFiles, make_tls_files, server_context
+from mgmtbench.emulator.transcripts import load_platform
+from mgmtbench.errors import UsageError
+
+log = logging.getLogger("mgmtbench.emulator")
+
+
+@dataclass(frozen=True)
+class DeviceEndpoint:
+    """Where one served device answers."""
+
+    device: Device
+    host: str
+    ssh_port: int | None
+    https_port: int | None
+
+    @property
+    def hostname(self) -> str:
+        return self.device.hostname
+
+    def https_url(self, command: str) -> str:
+        return f"https://{self.host}:{self.https_port}/admin/exec/{command.replace(' ', '+')}"
+
+
+class Emulator:
+    """One or many devices served over SSH and HTTPS on one asyncio loop."""
+
+    def __init__(self, options: EmulatorOptions) -> None:
+        _validate(options)
+        self.options = options
+        self.endpoints: list[DeviceEndpoint] = []
+        self.host_key: asyncssh.SSHKey | None = None
+        self.tls: TlsFiles | None = None
+        self._state_dir: Path | None = None
+        self._own_state_dir = False
+        self._acceptors: list[asyncssh.SSHAcceptor] = []
+        self._https_sockets: list[socket.socket] = []
+        self._https_task: asyncio.Task[None] | None = None
+        self._shutdown = asyncio.Event()
+
+    @property
+    def state_dir(self) -> Path:
+        if self._state_dir is None:
+            raise RuntimeError("the emulator is not started")
+        return self._state_dir
+
+    @property
+    def known_hosts(self) -> Path:
+        return self.state_dir / "known_hosts"
+
+    async def start(self) -> None:
+        """Bind every port and start serving; raises :class:`UsageError` if a port is taken."""
+        opts = self.options
+        platform = load_platform(opts.platform, opts.transcripts)
+        self._state_dir = opts.state_dir or Path(tempfile.mkdtemp(prefix="mgmtbench-emulator-"))
+        self._own_state_dir = opts.state_dir is None
+        self._state_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            authorized = _authorized_keys(opts.credentials.authorized_keys)
+            self.host_key = asyncssh.generate_private_key(HOST_KEY_TYPES[opts.host_key_type])
+            if opts.https:
+                self.tls = make_tls_files(self._state_dir / "tls", [opts.bind])
+            devices = [
+                Device(platform, DeviceFacts.for_hostname(name),
+                       enable_secret=opts.credentials.enable_secret,
+                       processing_delay=opts.processing_delay)
+                for name in opts.hostnames()
+            ]
+            by_https_port: dict[int, Device] = {}
+            for index, device in enumerate(devices):
+                ssh_port = await self._listen_ssh(device, index, authorized) if opts.ssh else None
+                https_port = None
+                if opts.https:
+                    https_port = self._bind_https(index)
+                    by_https_port[https_port] = device
+                self.endpoints.append(DeviceEndpoint(device, opts.bind, ssh_port, https_port))
+            if opts.https and self.tls is not None:
+                api = DeviceApi(by_https_port, opts.credentials, opts.limits)
+                self._https_task = asyncio.create_task(self._serve_https(api))
+            self._write_known_hosts()
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def stop(self) -> None:
+        """Stop serving and remove what :meth:`start` wrote (unless the user chose the folder)."""
+        self._shutdown.set()
+        for acceptor in self._acceptors:
+            acceptor.close()
+        for acceptor in self._acceptors:
+            await acceptor.wait_closed()
+        self._acceptors.clear()
+        if self._https_task is not None:
+            await _finish(self._https_task, grace=2.0)
+            self._https_task = None
+        for sock in self._https_sockets:
+            sock.close()
+        self._https_sockets.clear()
+        if self._own_state_dir and self._state_dir is not None:
+            shutil.rmtree(self._state_dir, ignore_errors=True)
+
+    async def serve_forever(self) -> None:
+        await self._shutdown.wait()
+
+    def request_stop(self) -> None:
+        self._shutdown.set()
+
+    async def _listen_ssh(self, device: Device, index: int,
+                          authorized: list[asyncssh.SSHKey]) -> int:
+        opts = self.options
+        port = opts.ssh_port + index if opts.ssh_port else 0
+        assert self.host_key is not None
+        try:
+            acceptor = await listen_ssh(
+                device, opts.bind, port, host_key=self.host_key,
+                credentials=opts.credentials, limits=opts.limits,
+                algorithms=opts.algorithms, authorized=authorized)
+        except OSError as exc:
+            raise _bind_error("SSH", opts.bind, port, exc) from exc
+        except (ValueError, asyncssh.Error) as exc:
+            raise UsageError(f"cannot start the SSH server: {exc}") from exc
+        self._acceptors.append(acceptor)
+        return int(acceptor.get_port())
+
+    def _bind_https(self, index: int) -> int:
+        opts = self.options
+        port = opts.https_port + index if opts.https_port else 0
+        family = socket.AF_INET6 if ":" in opts.bind else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((opts.bind, port))
+            sock.listen(1024)
+        except OSError as exc:
+            sock.close()
+            raise _bind_error("HTTPS", opts.bind, port, exc) from exc
+        sock.setblocking(False)
+        self._https_sockets.append(sock)
+        return int(sock.getsockname()[1])
+
+    async def _serve_https(self, api: DeviceApi) -> None:
+        assert self.tls is not None
+        await serve_https(api, self._https_sockets, server_context(self.tls), self._shutdown)
+
+    def _write_known_hosts(self) -> None:
+        if self.host_key is None:
+            return
+        public = self.host_key.export_public_key("openssh").decode().strip()
+        lines = [f"[{e.host}]:{e.ssh_port} {public}" for e in self.endpoints if e.ssh_port]
+        self.known_hosts.write_text("\n".join(lines) + "\n")
+
+
+async def _finish(task: asyncio.Task[None], grace: float) -> None:
+    """Wait for a server task to wind down, then cancel it.
+
+    Hypercorn waits for open keep-alive TLS connections to close; an idle client that never reads
+    its socket would hold a graceful shutdown for asyncio's 30 s TLS shutdown timeout.
+    """
+    done, _ = await asyncio.wait({task}, timeout=grace)
+    if not done:
+        asyncio.get_running_loop().set_exception_handler(_quiet_cancellations)
+        task.cancel()
+        await asyncio.wait({task}, timeout=grace)
+    if task.done() and not task.cancelled() and task.exception() is not None:
+        log.debug("HTTPS server stopped with %r", task.exception())
+
+
+def _quiet_cancellations(loop: asyncio.AbstractEventLoop, context: dict[str, object]) -> None:
+    """While stopping: Python 3.11's stream callbacks report cancelled connection tasks as errors."""
+    if isinstance(context.get("exception"), asyncio.CancelledError):
+        return
+    loop.default_exception_handler(context)
+
+
+async def _cancel_leftovers() -> None:
+    """Cancel tasks still running on the loop (connections being torn down) and wait for them."""
+    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _validate(options: EmulatorOptions) -> None:
+    if options.host_key_type not in HOST_KEY_TYPES:
+        raise UsageError(f"unknown host key type {options.host_key_type!r}: "
+                         f"choose one of {', '.join(HOST_KEY_TYPES)}")
+    if not 1 <= options.devices <= 10_000:
+        raise UsageError(f"--devices must be between 1 and 10000, not {options.devices}")
+    if not HOSTNAME.match(options.hostname):
+        raise UsageError(f"bad hostname {options.hostname!r}: use letters, digits, '-', '_', '.'")
+    for name, port in (("SSH", options.ssh_port), ("HTTPS", options.https_port)):
+        if port and not 1 <= port + options.devices - 1 <= 65535:
+            raise UsageError(f"{name} ports {port}..{port + options.devices - 1} are out of range")
+    if options.processing_delay < 0:
+        raise UsageError("the processing delay cannot be negative")
+    if not (options.ssh or options.https):
+        raise UsageError("nothing to serve: enable SSH or HTTPS")
+
+
+def _authorized_keys(path: Path | None) -> list[asyncssh.SSHKey]:
+    if path is None:
+        return []
+    try:
+        lines = path.read_text().splitlines()
+        return [asyncssh.import_public_key(line) for line in lines
+                if line.strip() and not line.lstrip().startswith("#")]
+    except (OSError, ValueError, asyncssh.KeyImportError) as exc:
+        raise UsageError(f"cannot read authorized keys {path}: {exc}") from exc
+
+
+def _bind_error(what: str, host: str, port: int, exc: OSError) -> UsageError:
+    if exc.errno == errno.EADDRINUSE:
+        return UsageError(f"{what} port {port} on {host} is already in use: "
+                          "pick another port or stop what is using it")
+    if exc.errno == errno.EACCES:
+        return UsageError(f"not allowed to bind {what} port {port} on {host}: "
+                          "use a port above 1023 or run as root")
+    return UsageError(f"cannot listen for {what} on {host}:{port}: {exc.strerror or exc}")
+
+
+class EmulatorThread:
+    """Run an :class:`Emulator` on its own event loop in a background thread.
+
+    Used as a context manager by tests, benchmarks and the lab::
+
+        with EmulatorThread(EmulatorOptions()) as emu:
+            port = emu.endpoints[0].ssh_port
+    """
+
+    def __init__(self, options: EmulatorOptions) -> None:
+        self.emulator = Emulator(options)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="mgmtbench-emulator",
+                                        daemon=True)
+
+    @property
+    def endpoints(self) -> list[DeviceEndpoint]:
+        return self.emulator.endpoints
+
+    def call(self, coro: Awaitable[object], timeout: float = 60) -> object:
+        """Run a coroutine on the emulator's loop and wait for its result."""
+        async def wrap() -> object:
+            return await coro
+        return asyncio.run_coroutine_threadsafe(wrap(), self._loop).result(timeout)
+
+    def start(self) -> EmulatorThread:
+        self._thread.start()
+        try:
+            self.call(self.emulator.start())
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        if self._loop.is_closed():
+            return
+        if self._thread.is_alive():
+            self.call(self.emulator.stop())
+            self.call(_cancel_leftovers())
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=10)
+        self._loop.close()
+
+    def __enter__(self) -> EmulatorThread:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()

@@ -1,0 +1,174 @@
+"""The interactive shell: a device's terminal line discipline over an SSH channel.
+
+Echoes what is typed, ends lines on CR, LF or CR LF, handles backspace, Ctrl-U, Ctrl-C and Ctrl-Z,
+ignores escape sequences and bytes a device's CLI would not accept, pages long output with the
+platform's ``--More--`` prompt, and prints the prompt. Output newlines go out as CR LF, as a
+terminal's ONLCR does: the bytes between the echo and the prompt are the engine's output with that
+one translation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import asyncssh
+
+from mgmtbench.emulator.session import CliSession, Mode, Reply
+
+log = logging.getLogger("mgmtbench.emulator")
+
+CTRL_C, CTRL_U, CTRL_Z, BS, DEL, ESC = 0x03, 0x15, 0x1A, 0x08, 0x7F, 0x1B
+
+
+class _Interrupted(Exception):
+    """Ctrl-C or Ctrl-Z on the line being typed."""
+
+    def __init__(self, key: int) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+class Terminal:
+    """Byte-level input and output of one shell session."""
+
+    def __init__(self, process: asyncssh.SSHServerProcess[bytes], max_line: int) -> None:
+        self._process = process
+        self._max_line = max_line
+        self._pending = bytearray()
+        self._skip_lf = False
+        self._escape = 0  # 0: none, 1: after ESC, 2: inside a CSI sequence
+
+    def write(self, text: str) -> None:
+        self._process.stdout.write(text.replace("\n", "\r\n").encode("ascii", "replace"))
+
+    async def drain(self) -> None:
+        await self._process.stdout.drain()
+
+    async def _byte(self) -> int | None:
+        while not self._pending:
+            try:
+                chunk = await self._process.stdin.read(4096)
+            except (asyncssh.TerminalSizeChanged, asyncssh.BreakReceived, asyncssh.SignalReceived):
+                continue
+            if not chunk:
+                return None
+            self._pending += chunk
+        byte = self._pending[0]
+        del self._pending[0]
+        return byte
+
+    async def read_key(self) -> int | None:
+        """One key press (for the --More-- prompt)."""
+        byte = await self._byte()
+        if byte == 0x0D:
+            self._skip_lf = True
+        return byte
+
+    async def read_line(self, *, echo: bool = True) -> str | None:
+        """One line as typed (None at end of input)."""
+        buf: list[str] = []
+        while True:
+            byte = await self._byte()
+            if byte is None:
+                return None
+            if byte == 0x0A and self._skip_lf:
+                self._skip_lf = False
+                continue
+            self._skip_lf = byte == 0x0D
+            if self._escape:
+                self._escape = self._next_escape_state(self._escape, byte)
+                continue
+            if byte in (0x0D, 0x0A):
+                self.write("\n")
+                return "".join(buf)
+            if byte in (CTRL_C, CTRL_Z):
+                self.write("^C\n" if byte == CTRL_C else "^Z\n")
+                raise _Interrupted(byte)
+            if byte in (BS, DEL):
+                if buf:
+                    buf.pop()
+                    if echo:
+                        self.write("\b \b")
+            elif byte == CTRL_U:
+                if echo:
+                    self.write("\b \b" * len(buf))
+                buf.clear()
+            elif byte == ESC:
+                self._escape = 1
+            elif 0x20 <= byte < 0x7F and len(buf) <= self._max_line:
+                buf.append(chr(byte))
+                if echo:
+                    self.write(chr(byte))
+            # Other control bytes and non-ASCII bytes are ignored, as a device's CLI does.
+
+    @staticmethod
+    def _next_escape_state(state: int, byte: int) -> int:
+        """Skip ``ESC x`` and ``ESC [ params final`` (arrow keys and the like)."""
+        if state == 1:
+            return 2 if byte == ord("[") else 0
+        return 2 if 0x20 <= byte < 0x40 else 0
+
+
+async def run_shell(
+    process: asyncssh.SSHServerProcess[bytes], session: CliSession, delay: float
+) -> None:
+    """Serve an interactive session until exit, logout or end of input."""
+    term = Terminal(process, session.max_line)
+    term.write("\n")
+    while True:
+        term.write(session.prompt)
+        await term.drain()
+        try:
+            line = await term.read_line()
+        except _Interrupted as exc:
+            if exc.key == CTRL_Z or session.mode is Mode.CONFIG:
+                session.end_config()
+            continue
+        if line is None:
+            return
+        if line.strip() and delay:
+            await asyncio.sleep(delay)
+        reply = session.execute(line)
+        if reply.ask_secret:
+            reply = await _read_secret(term, session)
+        await _page(term, session, reply.output)
+        if reply.close:
+            return
+
+
+async def _read_secret(term: Terminal, session: CliSession) -> Reply:
+    term.write(session.device.platform.style.password_prompt)
+    await term.drain()
+    try:
+        secret = await term.read_line(echo=False)
+    except _Interrupted:
+        return Reply()
+    return session.enable(secret or "")
+
+
+async def _page(term: Terminal, session: CliSession, text: str) -> None:
+    """Write ``text``, stopping at each screenful for a key when paging is on."""
+    page = max(1, session.term_length - 1)
+    if session.term_length == 0 or text.count("\n") <= page:
+        term.write(text)
+        return
+    more = session.device.platform.style.more_prompt
+    lines = text.splitlines(keepends=True)
+    shown = 0
+    step = page
+    while shown < len(lines):
+        term.write("".join(lines[shown : shown + step]))
+        shown += step
+        if shown >= len(lines):
+            return
+        term.write(more)
+        await term.drain()
+        key = await term.read_key()
+        term.write("\r" + " " * len(more) + "\r")
+        if key == 0x20:
+            step = page
+        elif key in (0x0D, 0x0A):
+            step = 1
+        else:  # q, Ctrl-C or anything else stops the output, as on a device
+            return

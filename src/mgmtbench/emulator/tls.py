@@ -1,0 +1,53 @@
+"""TLS for the HTTPS API: a throwaway CA (trustme) whose certificate clients can verify against."""
+
+from __future__ import annotations
+
+import ipaddress
+import ssl
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import trustme
+
+
+@dataclass(frozen=True)
+class TlsFiles:
+    """PEM files of one run: the CA to trust, and the server's certificate chain and key."""
+
+    ca: Path
+    cert: Path
+    key: Path
+
+
+def make_tls_files(directory: Path, names: Iterable[str]) -> TlsFiles:
+    """Generate a CA and a server certificate valid for ``names`` (IP addresses or DNS names)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    ca = trustme.CA(organization_name="mgmtbench emulator CA")
+    unique = list(dict.fromkeys(["127.0.0.1", "localhost", *names]))
+    server = ca.issue_cert(*unique, common_name=unique[0])
+    files = TlsFiles(directory / "ca.pem", directory / "server.pem", directory / "server.key")
+    ca.cert_pem.write_to_path(str(files.ca))
+    server.private_key_pem.write_to_path(str(files.key))
+    files.cert.write_bytes(b"".join(blob.bytes() for blob in server.cert_chain_pems))
+    files.key.chmod(0o600)
+    return files
+
+
+def server_context(files: TlsFiles, alpn: Iterable[str] = ("h2", "http/1.1")) -> ssl.SSLContext:
+    """TLS 1.3 only, ALPN for HTTP/2, session tickets on (resumption), no compression."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.minimum_version = ssl.TLSVersion.TLSv1_3
+    context.options |= ssl.OP_NO_COMPRESSION
+    context.set_alpn_protocols(list(alpn))
+    context.load_cert_chain(str(files.cert), str(files.key))
+    context.num_tickets = 2  # TLS 1.3 session tickets, so clients can resume
+    return context
+
+
+def is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,129 @@
+"""Transcripts: what a device prints for each command, per platform.
+
+A platform is a folder ``transcripts/<platform>/`` holding ``platform.toml`` (how the device words its
+errors and prompts) and one ``.txt`` file per command: the file name is the command's words joined by
+``_`` (``show_ip_route.txt`` answers ``show ip route``). Text may use the placeholders
+``{{hostname}}``, ``{{serial}}``, ``{{mac}}`` and ``{{mgmt_ip}}``, filled per device.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from mgmtbench.errors import TranscriptError
+
+PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
+FACT_NAMES = frozenset({"hostname", "serial", "mac", "mgmt_ip"})
+_PLATFORM_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+_COMMAND_FILE = re.compile(r"^[a-z0-9][a-z0-9_-]*\.txt$")
+
+CommandWords = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PlatformStyle:
+    """How a platform words errors, prompts and paging (from ``platform.toml``)."""
+
+    name: str
+    description: str
+    invalid: str
+    ambiguous: str
+    incomplete: str
+    more_prompt: str
+    password_prompt: str
+    bad_secret: str
+    default_term_length: int
+    default_term_width: int
+    privileged: frozenset[CommandWords]
+    prompt_suffix: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class Platform:
+    """A platform's style and its command transcripts (templates, not yet rendered)."""
+
+    style: PlatformStyle
+    transcripts: Mapping[CommandWords, str]
+
+    @property
+    def name(self) -> str:
+        return self.style.name
+
+
+def default_root() -> Path:
+    """The transcripts folder: inside the installed package, else the repository root."""
+    packaged = Path(__file__).resolve().parent.parent / "transcripts"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[3] / "transcripts"
+
+
+def available_platforms(root: Path | None = None) -> list[str]:
+    """Names of the platforms found under ``root``."""
+    base = root or default_root()
+    if not base.is_dir():
+        return []
+    return sorted(p.name for p in base.iterdir() if (p / "platform.toml").is_file())
+
+
+def render(template: str, facts: Mapping[str, str]) -> str:
+    """Fill ``{{name}}`` placeholders from ``facts``."""
+    return PLACEHOLDER.sub(lambda m: facts[m.group(1)], template)
+
+
+def load_platform(name: str, root: Path | None = None) -> Platform:
+    """Load (once) the platform ``name`` from ``root`` (default: :func:`default_root`)."""
+    return _load_platform(name, (root or default_root()).resolve())
+
+
+@cache
+def _load_platform(name: str, root: Path) -> Platform:
+    known = available_platforms(root)
+    if not _PLATFORM_NAME.match(name) or name not in known:
+        raise TranscriptError(
+            f"unknown platform {name!r}: choose one of {', '.join(known) or '(none found)'} "
+            f"(transcripts are read from {root})"
+        )
+    folder = root / name
+    style = _load_style(folder / "platform.toml", name)
+    transcripts: dict[CommandWords, str] = {}
+    for path in sorted(folder.glob("*.txt")):
+        if not _COMMAND_FILE.match(path.name):
+            raise TranscriptError(f"{path}: transcript names are lowercase words joined by '_'")
+        text = path.read_text(encoding="ascii", errors="strict")
+        unknown = set(PLACEHOLDER.findall(text)) - FACT_NAMES
+        if unknown:
+            raise TranscriptError(f"{path}: unknown placeholder(s) {sorted(unknown)}")
+        transcripts[tuple(path.name.removesuffix(".txt").split("_"))] = text
+    if not transcripts:
+        raise TranscriptError(f"{folder}: no transcripts (*.txt) found")
+    return Platform(style=style, transcripts=transcripts)
+
+
+def _load_style(path: Path, name: str) -> PlatformStyle:
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise TranscriptError(f"{path}: cannot read platform file ({exc})") from exc
+    try:
+        return PlatformStyle(
+            name=name,
+            description=str(raw.get("description", name)),
+            invalid=str(raw["invalid"]),
+            ambiguous=str(raw["ambiguous"]),
+            incomplete=str(raw["incomplete"]),
+            more_prompt=str(raw["more_prompt"]),
+            password_prompt=str(raw["password_prompt"]),
+            bad_secret=str(raw["bad_secret"]),
+            default_term_length=int(raw["default_term_length"]),
+            default_term_width=int(raw["default_term_width"]),
+            privileged=frozenset(tuple(c.split()) for c in raw.get("privileged", [])),
+            prompt_suffix=str(raw.get("prompt_suffix", "")),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise TranscriptError(f"{path}: missing or bad field {exc}") from exc
