@@ -194,7 +194,9 @@ def serve_https(app: DeviceApi, sockets: list[socket.socket], context: ssl.SSLCo
     # Hypercorn takes ownership of each fd it is given: hand it duplicates.
     config.bind = [f"fd://{os.dup(s.fileno())}" for s in sockets]
     config.accesslog = None
-    config.errorlog = logging.getLogger("mgmtbench.emulator.hypercorn")
+    errors = logging.getLogger("mgmtbench.emulator.hypercorn")
+    errors.setLevel(logging.WARNING)  # its "Running on ..." lines repeat what `serve` prints
+    config.errorlog = errors
     config.keep_alive_timeout = 75
     config.keep_alive_max_requests = 10_000_000
     config.include_server_header = False

@@ -1,0 +1,104 @@
+"""Fixtures shared by tests/ and benchmarks/: real emulators on real sockets.
+
+- ``client_keys``: an ed25519 key pair and an authorized_keys file for public-key login.
+- ``emulator_for(platform)``: a session-wide emulator per platform (read-only use: do not change
+  its configuration).
+- ``ios`` / ``asa``: those emulators' first device endpoints; ``endpoint`` runs a test on both.
+- ``fresh_emulator``: a new emulator for a test that changes device state.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from mgmtbench.emulator import Credentials, EmulatorOptions, EmulatorThread
+from mgmtbench.emulator.server import DeviceEndpoint
+
+PLATFORMS = ("cisco_ios", "cisco_asa")
+HOSTNAMES = {"cisco_ios": "R1", "cisco_asa": "asa1"}
+USERNAME, PASSWORD, SECRET = "admin", "s3cret-pw", "en-s3cret"
+
+logging.getLogger("asyncssh").setLevel(logging.WARNING)
+
+
+@dataclass(frozen=True)
+class ClientKeys:
+    private: Path
+    public: Path
+    authorized_keys: Path
+
+
+@pytest.fixture(scope="session")
+def client_keys(tmp_path_factory: pytest.TempPathFactory) -> ClientKeys:
+    folder = tmp_path_factory.mktemp("client-keys")
+    key = asyncssh.generate_private_key("ssh-ed25519", comment="mgmtbench-test")
+    private, public = folder / "id_ed25519", folder / "id_ed25519.pub"
+    key.write_private_key(str(private))
+    key.write_public_key(str(public))
+    private.chmod(0o600)
+    authorized = folder / "authorized_keys"
+    authorized.write_bytes(public.read_bytes())
+    return ClientKeys(private, public, authorized)
+
+
+def emulator_options(platform: str, keys: ClientKeys, **overrides: object) -> EmulatorOptions:
+    """Options for a test emulator: known credentials, public-key login allowed."""
+    fields: dict[str, object] = {
+        "hostname": HOSTNAMES[platform],
+        "platform": platform,
+        "credentials": Credentials(username=USERNAME, password=PASSWORD, enable_secret=SECRET,
+                                   authorized_keys=keys.authorized_keys),
+    }
+    fields.update(overrides)
+    return EmulatorOptions(**fields)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session")
+def emulator_for(client_keys: ClientKeys) -> Iterator[Callable[[str], EmulatorThread]]:
+    started: dict[str, EmulatorThread] = {}
+
+    def get(platform: str) -> EmulatorThread:
+        if platform not in started:
+            started[platform] = EmulatorThread(emulator_options(platform, client_keys)).start()
+        return started[platform]
+
+    yield get
+    for emu in started.values():
+        emu.stop()
+
+
+@pytest.fixture
+def ios(emulator_for: Callable[[str], EmulatorThread]) -> DeviceEndpoint:
+    return emulator_for("cisco_ios").endpoints[0]
+
+
+@pytest.fixture
+def asa(emulator_for: Callable[[str], EmulatorThread]) -> DeviceEndpoint:
+    return emulator_for("cisco_asa").endpoints[0]
+
+
+@pytest.fixture(params=PLATFORMS)
+def endpoint(request: pytest.FixtureRequest,
+             emulator_for: Callable[[str], EmulatorThread]) -> DeviceEndpoint:
+    return emulator_for(request.param).endpoints[0]
+
+
+@pytest.fixture
+def fresh_emulator(client_keys: ClientKeys) -> Iterator[Callable[..., EmulatorThread]]:
+    """Start emulators for one test (``fresh_emulator("cisco_asa", devices=3)``)."""
+    started: list[EmulatorThread] = []
+
+    def make(platform: str = "cisco_ios", **overrides: object) -> EmulatorThread:
+        emu = EmulatorThread(emulator_options(platform, client_keys, **overrides)).start()
+        started.append(emu)
+        return emu
+
+    yield make
+    for emu in started:
+        emu.stop()

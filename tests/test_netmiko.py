@@ -1,0 +1,107 @@
+"""Netmiko (unmodified) against the emulator: the ``cisco_ios`` and ``cisco_asa`` drivers.
+
+Netmiko's device types are named like the emulator's platforms, so each test runs once per
+platform. Every connection writes a Netmiko ``session_log`` under the test's ``tmp_path``: when a
+test fails, that file is the exact interaction to look at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from netmiko import BaseConnection, ConnectHandler
+
+from conftest import PASSWORD, PLATFORMS, SECRET, USERNAME
+from mgmtbench.emulator import EmulatorThread
+from mgmtbench.emulator.server import DeviceEndpoint
+
+FreshEmulator = Callable[..., EmulatorThread]
+
+# The long interface listing (~20-26 KB); the ASA spells it in the singular.
+LONG_COMMAND = {"cisco_ios": ("show", "interfaces"), "cisco_asa": ("show", "interface")}
+CONFIG_LINES = ["interface Loopback42", "description set-by-netmiko"]
+
+
+def content_lines(text: str) -> list[str]:
+    """The lines of an output, whatever its line endings, without leading/trailing blank space."""
+    return text.replace("\r\n", "\n").strip().split("\n")
+
+
+def connect(endpoint: DeviceEndpoint, session_log: Path) -> BaseConnection:
+    """Log in with Netmiko's defaults (fast_cli included) and the driver named like the platform."""
+    return ConnectHandler(
+        device_type=endpoint.device.platform.name,
+        host=endpoint.host,
+        port=endpoint.ssh_port,
+        username=USERNAME,
+        password=PASSWORD,
+        secret=SECRET,
+        session_log=str(session_log),
+    )
+
+
+@pytest.fixture
+def connection(endpoint: DeviceEndpoint, tmp_path: Path) -> Iterator[BaseConnection]:
+    """A privileged Netmiko session on the shared emulator (read-only use)."""
+    conn = connect(endpoint, tmp_path / "netmiko.log")
+    try:
+        conn.enable()
+        yield conn
+    finally:
+        conn.disconnect()
+
+
+@pytest.fixture(params=PLATFORMS)
+def fresh_endpoint(request: pytest.FixtureRequest,
+                   fresh_emulator: FreshEmulator) -> DeviceEndpoint:
+    """A device of its own, for a test that changes configuration."""
+    return fresh_emulator(request.param).endpoints[0]
+
+
+def test_connect_enable_disconnect(endpoint: DeviceEndpoint, tmp_path: Path) -> None:
+    conn = connect(endpoint, tmp_path / "netmiko.log")
+    try:
+        assert conn.base_prompt == endpoint.hostname
+        conn.enable()
+        assert conn.check_enable_mode()
+        assert conn.find_prompt().rstrip() == f"{endpoint.hostname}#"
+        assert conn.is_alive()
+    finally:
+        conn.disconnect()
+    assert not conn.is_alive()
+
+
+def test_show_version_matches_transcript(connection: BaseConnection,
+                                         endpoint: DeviceEndpoint) -> None:
+    output = connection.send_command("show version")
+    assert isinstance(output, str)
+    assert content_lines(output) == content_lines(endpoint.device.transcript(("show", "version")))
+
+
+def test_long_output_round_trips(connection: BaseConnection, endpoint: DeviceEndpoint) -> None:
+    words = LONG_COMMAND[endpoint.device.platform.name]
+    expected = endpoint.device.transcript(words)
+    assert len(expected) > 16_000, "the interface listing is expected to be a long output"
+    output = connection.send_command(" ".join(words))
+    assert isinstance(output, str)
+    assert content_lines(output) == content_lines(expected)
+
+
+def test_config_set_shows_in_running_config(fresh_endpoint: DeviceEndpoint,
+                                            tmp_path: Path) -> None:
+    conn = connect(fresh_endpoint, tmp_path / "netmiko.log")
+    try:
+        conn.enable()
+        conn.send_config_set(CONFIG_LINES)
+        assert not conn.check_config_mode(), "send_config_set should leave configuration mode"
+        running = conn.send_command("show running-config")
+    finally:
+        conn.disconnect()
+    assert isinstance(running, str)
+    lines = content_lines(running)
+    assert CONFIG_LINES[0] in lines
+    assert lines[lines.index(CONFIG_LINES[0]) + 1] == f" {CONFIG_LINES[1]}"
+    assert content_lines(running) == content_lines(
+        fresh_endpoint.device.transcript(("show", "running-config")))

@@ -1,0 +1,44 @@
+"""Every transcript command returns the same bytes over SSH exec, the SSH shell and HTTPS."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from conftest import SECRET
+from mgmtbench.emulator import EmulatorThread
+from mgmtbench.emulator.server import DeviceEndpoint
+from tests.support import Shell, https_client, ssh_connect
+
+
+async def outputs_over_ssh(endpoint: DeviceEndpoint, commands: list[str]) -> tuple[
+        list[bytes], list[bytes]]:
+    async with ssh_connect(endpoint) as conn:
+        execs = []
+        for command in commands:
+            result = await conn.run(command, encoding=None)
+            assert result.exit_status == 0, command
+            execs.append(bytes(result.stdout or b""))
+        shell = await Shell.open(conn)
+        await shell.enable(SECRET)
+        await shell.command("terminal length 0")
+        shells = [await shell.command(command) for command in commands]
+    return execs, shells
+
+
+@pytest.mark.parametrize("platform", ["cisco_ios", "cisco_asa"])
+def test_exec_shell_and_https_are_byte_identical(platform: str, emulator_for: object) -> None:
+    emu: EmulatorThread = emulator_for(platform)  # type: ignore[operator]
+    endpoint = emu.endpoints[0]
+    commands = [" ".join(words) for words in sorted(endpoint.device.platform.transcripts)]
+    commands.append("show bulk-output 100000")
+    execs, shells = asyncio.run(outputs_over_ssh(endpoint, commands))
+    with https_client(emu) as client:
+        https = [client.get(endpoint.https_url(c)).content for c in commands]
+    for command, over_exec, over_shell, over_https in zip(commands, execs, shells, https,
+                                                          strict=True):
+        assert len(over_exec) > 0, command
+        assert over_exec == over_https, command
+        # The shell carries the same bytes with a terminal's LF -> CR LF translation, nothing else.
+        assert over_shell == over_exec.replace(b"\n", b"\r\n"), command
