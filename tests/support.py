@@ -81,3 +81,8 @@ def https_client(emu: EmulatorThread, *, http2: bool = False, auth: bool = True)
     assert emu.emulator.tls is not None
     context = ssl.create_default_context(cafile=str(emu.emulator.tls.ca))
     return httpx.Client(verify=context, http2=http2, auth=(USERNAME, PASSWORD) if auth else None)
+
+
+def paging_off(endpoint: DeviceEndpoint) -> str:
+    """The platform's own command that turns paging off (``terminal length 0`` on IOS)."""
+    return endpoint.device.platform.style.paging[0].split("<")[0] + "0"

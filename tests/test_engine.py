@@ -210,10 +210,13 @@ def test_exec_commands_from_config_mode(platform: str) -> None:
 def test_terminal_settings(platform: str) -> None:
     session = priv(make_device(platform))
     assert session.term_length == 24
-    for line, length in [("terminal length 0", 0), ("terminal pager 0", 0),
-                         ("terminal pager lines 30", 30)]:
+    paging = {"cisco_ios": [("terminal length 0", 0), ("terminal length 30", 30)],
+              "cisco_asa": [("terminal pager 0", 0), ("terminal pager lines 30", 30)]}
+    for line, length in paging[platform]:
         assert session.execute(line).ok
         assert session.term_length == length
+    other = "terminal pager 0" if platform == "cisco_ios" else "terminal length 0"
+    assert not session.execute(other).ok  # each platform has only its own paging command
     assert session.execute("terminal width 511").ok
     assert session.term_width == 511
 

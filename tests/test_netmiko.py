@@ -19,7 +19,7 @@ from mgmtbench.emulator.server import DeviceEndpoint
 
 FreshEmulator = Callable[..., EmulatorThread]
 
-# The long interface listing (~20-26 KB); the ASA spells it in the singular.
+# The ~26 KB interface listing; the ASA spells it in the singular.
 LONG_COMMAND = {"cisco_ios": ("show", "interfaces"), "cisco_asa": ("show", "interface")}
 CONFIG_LINES = ["interface Loopback42", "description set-by-netmiko"]
 

@@ -9,7 +9,7 @@ import pytest
 from conftest import SECRET
 from mgmtbench.emulator import EmulatorThread
 from mgmtbench.emulator.server import DeviceEndpoint
-from tests.support import Shell, https_client, ssh_connect
+from tests.support import Shell, https_client, paging_off, ssh_connect
 
 
 async def outputs_over_ssh(endpoint: DeviceEndpoint, commands: list[str]) -> tuple[
@@ -22,7 +22,7 @@ async def outputs_over_ssh(endpoint: DeviceEndpoint, commands: list[str]) -> tup
             execs.append(bytes(result.stdout or b""))
         shell = await Shell.open(conn)
         await shell.enable(SECRET)
-        await shell.command("terminal length 0")
+        await shell.command(paging_off(endpoint))
         shells = [await shell.command(command) for command in commands]
     return execs, shells
 

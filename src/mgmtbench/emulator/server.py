@@ -56,6 +56,7 @@ class Emulator:
         self._state_dir: Path | None = None
         self._own_state_dir = False
         self._acceptors: list[asyncssh.SSHAcceptor] = []
+        self._ssh_connections: set[asyncssh.SSHServerConnection] = set()
         self._https_sockets: list[socket.socket] = []
         self._https_task: asyncio.Task[None] | None = None
         self._shutdown = asyncio.Event()
@@ -112,6 +113,11 @@ class Emulator:
         for acceptor in self._acceptors:
             await acceptor.wait_closed()
         self._acceptors.clear()
+        # Closing a listener leaves its connections open: close them, as a rebooting device does.
+        connections = list(self._ssh_connections)
+        for conn in connections:
+            conn.close()
+        await asyncio.gather(*(c.wait_closed() for c in connections), return_exceptions=True)
         if self._https_task is not None:
             await _finish(self._https_task, grace=2.0)
             self._https_task = None
@@ -136,7 +142,8 @@ class Emulator:
             acceptor = await listen_ssh(
                 device, opts.bind, port, host_key=self.host_key,
                 credentials=opts.credentials, limits=opts.limits,
-                algorithms=opts.algorithms, authorized=authorized)
+                algorithms=opts.algorithms, authorized=authorized,
+                connections=self._ssh_connections)
         except OSError as exc:
             raise _bind_error("SSH", opts.bind, port, exc) from exc
         except (ValueError, asyncssh.Error) as exc:

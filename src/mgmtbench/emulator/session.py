@@ -156,7 +156,7 @@ def _close(session: CliSession, found: Match[Action]) -> Reply:
 
 def _configure_terminal(session: CliSession, found: Match[Action]) -> Reply:
     session.mode = Mode.CONFIG
-    return Reply()
+    return Reply(session.device.platform.style.config_banner)
 
 
 def _term_length(session: CliSession, found: Match[Action]) -> Reply:
@@ -232,9 +232,6 @@ _EXEC_BUILTINS: dict[str, Action] = {
     "exit": _close,
     "logout": _close,
     "quit": _close,
-    "terminal length <0-512>": _term_length,
-    "terminal pager <0-2147483647>": _term_length,
-    "terminal pager lines <0-2147483647>": _term_length,
     "terminal width <0-512>": _term_width,
     "terminal no monitor": _noop,
     "show privilege": _show_privilege,
@@ -278,6 +275,9 @@ def _trees(platform: Platform) -> _Trees:
         priv.add(" ".join(words), _transcript)
     user.add_all(_EXEC_BUILTINS)
     priv.add_all(_EXEC_BUILTINS)
+    for pattern in platform.style.paging:  # `terminal length 0` on IOS, `terminal pager 0` on ASA
+        user.add(pattern, _term_length)
+        priv.add(pattern, _term_length)
     for pattern, action in _PRIV_BUILTINS.items():
         priv.add(pattern, action)
         if tuple(pattern.split()) not in privileged:

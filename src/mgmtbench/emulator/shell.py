@@ -36,17 +36,26 @@ class Terminal:
         self._process = process
         self._max_line = max_line
         self._pending = bytearray()
+        self._out: list[bytes] = []  # echo and output not yet handed to the channel
         self._skip_lf = False
         self._escape = 0  # 0: none, 1: after ESC, 2: inside a CSI sequence
 
     def write(self, text: str) -> None:
-        self._process.stdout.write(text.replace("\n", "\r\n").encode("ascii", "replace"))
+        self._out.append(text.replace("\n", "\r\n").encode("ascii", "replace"))
+
+    def flush(self) -> None:
+        """Hand what was written to the channel in one piece (one echo per chunk typed)."""
+        if self._out:
+            self._process.stdout.write(b"".join(self._out))
+            self._out.clear()
 
     async def drain(self) -> None:
+        self.flush()
         await self._process.stdout.drain()
 
     async def _byte(self) -> int | None:
         while not self._pending:
+            self.flush()
             try:
                 chunk = await self._process.stdin.read(4096)
             except (asyncssh.TerminalSizeChanged, asyncssh.BreakReceived, asyncssh.SignalReceived):
@@ -127,6 +136,7 @@ async def run_shell(
             continue
         if line is None:
             return
+        await term.drain()  # the echo goes out before the command runs, as on a device
         if line.strip() and delay:
             await asyncio.sleep(delay)
         reply = session.execute(line)
@@ -134,6 +144,7 @@ async def run_shell(
             reply = await _read_secret(term, session)
         await _page(term, session, reply.output)
         if reply.close:
+            await term.drain()
             return
 
 

@@ -24,12 +24,15 @@ class _DeviceSSHServer(asyncssh.SSHServer):
     """Authentication and session limits for one device's SSH listener."""
 
     def __init__(self, device: Device, credentials: Credentials, limits: Limits,
-                 authorized: Sequence[asyncssh.SSHKey], counter: list[int]) -> None:
+                 authorized: Sequence[asyncssh.SSHKey], counter: list[int],
+                 connections: set[asyncssh.SSHServerConnection]) -> None:
         self._device = device
         self._credentials = credentials
         self._limits = limits
         self._authorized = authorized
         self._counter = counter
+        self._connections = connections
+        self._conn: asyncssh.SSHServerConnection | None = None
         self._peer = "?"
         self._counted = False
 
@@ -38,11 +41,15 @@ class _DeviceSSHServer(asyncssh.SSHServer):
         self._peer = f"{peer[0]}:{peer[1]}" if peer else "?"
         self._counter[0] += 1
         self._counted = True
+        self._conn = conn
+        self._connections.add(conn)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._counted:
             self._counter[0] -= 1
             self._counted = False
+        if self._conn is not None:
+            self._connections.discard(self._conn)
         if exc is not None and not isinstance(exc, asyncssh.ConnectionLost):
             log.info("%s ssh %s: connection closed: %s", self._device.hostname, self._peer, exc)
 
@@ -127,8 +134,9 @@ async def listen_ssh(
     limits: Limits,
     algorithms: Algorithms,
     authorized: Sequence[asyncssh.SSHKey],
+    connections: set[asyncssh.SSHServerConnection],
 ) -> asyncssh.SSHAcceptor:
-    """Start the device's SSH listener; the caller closes it."""
+    """Start the device's SSH listener; the caller closes it and the ``connections`` it tracks."""
     counter = [0]
     options: dict[str, Any] = {}
     if algorithms.kex:
@@ -141,7 +149,8 @@ async def listen_ssh(
         host,
         port,
         server_host_keys=[host_key],
-        server_factory=lambda: _DeviceSSHServer(device, credentials, limits, authorized, counter),
+        server_factory=lambda: _DeviceSSHServer(device, credentials, limits, authorized, counter,
+                                                connections),
         process_factory=_process_factory(device, limits),
         encoding=None,
         line_editor=False,

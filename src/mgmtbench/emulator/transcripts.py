@@ -40,6 +40,8 @@ class PlatformStyle:
     default_term_length: int
     default_term_width: int
     privileged: frozenset[CommandWords]
+    paging: tuple[str, ...]
+    config_banner: str = ""
     prompt_suffix: str = ""
 
 
@@ -123,6 +125,8 @@ def _load_style(path: Path, name: str) -> PlatformStyle:
             default_term_length=int(raw["default_term_length"]),
             default_term_width=int(raw["default_term_width"]),
             privileged=frozenset(tuple(c.split()) for c in raw.get("privileged", [])),
+            paging=tuple(str(c) for c in raw["paging"]),
+            config_banner=str(raw.get("config_banner", "")),
             prompt_suffix=str(raw.get("prompt_suffix", "")),
         )
     except (KeyError, TypeError, ValueError) as exc:
