@@ -17,7 +17,6 @@ from pathlib import Path
 import asyncssh
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
-
 from tests.support import PROMPT
 
 

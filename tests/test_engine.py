@@ -229,7 +229,7 @@ def test_bulk_output_has_the_asked_size(size: int) -> None:
 
 
 def test_unknown_platform_is_one_clear_error() -> None:
-    with pytest.raises(TranscriptError, match="unknown platform 'junos'.*cisco_asa"):
+    with pytest.raises(TranscriptError, match=r"unknown platform 'junos'.*cisco_asa"):
         load_platform("junos")
     with pytest.raises(TranscriptError, match="unknown platform"):
         load_platform("../cisco_ios")

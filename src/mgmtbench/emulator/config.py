@@ -163,6 +163,16 @@ class RunningConfig:
         ]
 
     def _insert_top(self, line: ConfigLine) -> None:
+        """Insert after the last line of the same kind (a new interface after the others)."""
+        kind = line.text.split()[0].lower()
+        same = [i for i, old in enumerate(self.root) if old.text.lower().split()[:1] == [kind]]
+        if same:
+            at = same[-1] + 1
+            if at < len(self.root) and self.root[at].text == "!" and block_mode(line.text):
+                self.root[at + 1 : at + 1] = [line, ConfigLine("!")]
+            else:
+                self.root[at:at] = [line]
+            return
         at = len(self.root)
         if self.root and self.root[-1].text in _TRAILERS:
             at -= 1

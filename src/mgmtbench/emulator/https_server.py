@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import binascii
 import hmac
 import logging
 import os
@@ -172,7 +171,7 @@ async def _lifespan(receive: Receive, send: Send) -> None:
             return
 
 
-class _TlsConfig(Config):  # type: ignore[misc]
+class _TlsConfig(Config):
     """Hypercorn config that uses our TLS context (TLS 1.3 only, session tickets)."""
 
     def __init__(self, context: ssl.SSLContext) -> None:

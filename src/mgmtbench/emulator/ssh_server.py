@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import logging
 from collections.abc import Sequence
@@ -116,10 +117,8 @@ def _process_factory(device: Device, limits: Limits) -> Any:
             log.info("%s ssh: client went away mid-output (%s)", device.hostname,
                      type(exc).__name__)
             return
-        try:
+        with contextlib.suppress(*_PEER_GONE):  # the client may have closed first
             process.exit(status)
-        except _PEER_GONE:
-            pass  # the client closed first; nothing left to tell it
 
     return handle
 
