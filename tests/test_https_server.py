@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import socket
 import ssl
 from collections.abc import Callable, Iterator
@@ -190,3 +191,23 @@ def test_tls13_only_and_sessions_resume(emu: EmulatorThread) -> None:
     with socket.create_connection((endpoint.host, endpoint.https_port)) as sock, \
             pytest.raises(ssl.SSLError):
         old.wrap_socket(sock, server_hostname=endpoint.host)
+
+
+def test_bad_requests_log_at_most_one_line_each(fresh_emulator: FreshEmulator,
+                                                caplog: pytest.LogCaptureFixture) -> None:
+    emu = fresh_emulator("cisco_asa", limits=Limits(max_body=1000))
+    url = f"{base(emu.endpoints[0])}/admin"
+
+    def chunked() -> Iterator[bytes]:
+        yield b"show clock\n" * 500
+
+    with caplog.at_level(logging.DEBUG), https_client(emu) as client:
+        raw_tls(emu, b"NOT HTTP\r\n\r\n")  # malformed: answered 400 by the HTTP layer
+        client.post(f"{url}/config", content=chunked())  # oversized, streamed
+        client.get(f"{url}/exec/show+clock", auth=("admin", "wrong"))  # bad credentials
+        client.get(f"{url}/exec/show+clock")  # and the server still answers
+    problems = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert problems == [], [r.getMessage() for r in problems]
+    ours = [r.getMessage() for r in caplog.records if r.name.startswith("mgmtbench")]
+    assert len(ours) == 1, ours
+    assert "bad credentials" in ours[0]

@@ -40,6 +40,10 @@ EXEC_PREFIX = "/admin/exec/"
 CONFIG_PATH = "/admin/config"
 
 
+class _ClientGone(Exception):
+    """The client disconnected before its request was complete: nobody to answer."""
+
+
 class _Refusal(Exception):
     def __init__(self, status: int, text: str, headers: list[tuple[bytes, bytes]] | None = None):
         super().__init__(status, text)
@@ -62,14 +66,19 @@ class DeviceApi:
             return
         if scope["type"] != "http":
             return
+        client = "{}:{}".format(*(scope.get("client") or ("?", 0)))
+        name = "?"
         try:
             device = self._device(scope)
+            name = device.hostname
             self._authorize(scope, device)
             body = await self._body(scope, receive) if scope["method"] == "POST" else b""
             status, text = await self._handle(scope, device, body)
             await _respond(send, status, text)
         except _Refusal as refusal:
             await _respond(send, refusal.status, refusal.text, refusal.headers)
+        except _ClientGone:
+            log.info("%s https %s: client disconnected mid-request", name, client)
 
     def _device(self, scope: Scope) -> Device:
         server = scope.get("server") or ("", 0)
@@ -82,8 +91,8 @@ class DeviceApi:
         given = dict(scope["headers"]).get(b"authorization", b"")
         if not hmac.compare_digest(given, self._expected):
             if given:
-                client = scope.get("client") or ("?", 0)
-                log.info("%s https %s:%s: bad credentials", device.hostname, *client)
+                client = "{}:{}".format(*(scope.get("client") or ("?", 0)))
+                log.info("%s https %s: bad credentials", device.hostname, client)
             realm = f'Basic realm="{device.hostname}"'.encode()
             raise _Refusal(401, "authorization required\n", [(b"www-authenticate", realm)])
 
@@ -97,14 +106,19 @@ class DeviceApi:
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
-                raise _Refusal(400, "client disconnected\n")
+                raise _ClientGone
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > limit:
-                raise _Refusal(413, f"request body over {limit} bytes\n")
-            chunks.append(chunk)
+            if size <= limit:
+                chunks.append(chunk)
             if not message.get("more_body", False):
-                return b"".join(chunks)
+                break
+            if size > 16 * limit:
+                break  # stop draining a body this far over the limit; the answer is the same
+        if size > limit:
+            # The rest of a streamed body was read and dropped, so the client can read the answer.
+            raise _Refusal(413, f"request body over {limit} bytes\n")
+        return b"".join(chunks)
 
     async def _handle(self, scope: Scope, device: Device, body: bytes) -> tuple[int, str]:
         path = scope.get("raw_path") or scope["path"].encode()
