@@ -27,7 +27,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         " (default: %(default)s)")
     p.add_argument("--devices", type=int, default=1,
                    help="number of devices, each on its own ports (default: %(default)s)")
-    p.add_argument("--bind", default="127.0.0.1", help="address to listen on (default: %(default)s)")
+    p.add_argument("--bind", default="127.0.0.1",
+                   help="address to listen on, or one address per device separated by commas "
+                        "(then every device uses the same ports) (default: %(default)s)")
     p.add_argument("--ssh-port", type=_port, default=2222,
                    help="SSH port of the first device, 0 for any (default: %(default)s)")
     p.add_argument("--https-port", type=_port, default=8443,
@@ -68,8 +70,9 @@ def options_from_args(args: argparse.Namespace) -> EmulatorOptions:
     return EmulatorOptions(
         hostname=args.hostname,
         platform=args.platform,
-        devices=args.devices,
-        bind=args.bind,
+        devices=len(args.bind.split(",")) if "," in args.bind else args.devices,
+        bind=args.bind.split(",")[0],
+        addresses=tuple(args.bind.split(",")) if "," in args.bind else (),
         ssh_port=args.ssh_port,
         https_port=args.https_port,
         credentials=Credentials(

@@ -51,9 +51,10 @@ class _Refusal(Exception):
 
 
 class DeviceApi:
-    """ASGI app answering for every device; the device is picked by the port the request came in on."""
+    """ASGI app answering for every device; the device is picked by the address and port the
+    request came in on."""
 
-    def __init__(self, devices: Mapping[int, Device], credentials: Credentials,
+    def __init__(self, devices: Mapping[tuple[str, int], Device], credentials: Credentials,
                  limits: Limits) -> None:
         self._devices = devices
         self._limits = limits
@@ -82,7 +83,7 @@ class DeviceApi:
 
     def _device(self, scope: Scope) -> Device:
         server = scope.get("server") or ("", 0)
-        device = self._devices.get(server[1])
+        device = self._devices.get((server[0], server[1]))
         if device is None:
             raise _Refusal(404, "no device on this port\n")
         return device

@@ -50,6 +50,9 @@ class EmulatorOptions:
     platform: str = "cisco_ios"
     devices: int = 1
     bind: str = "127.0.0.1"
+    # One address per device (a lab's fleet): device i listens on addresses[i], all on the same
+    # ports. Empty: every device on ``bind``, device i on port + i.
+    addresses: tuple[str, ...] = ()
     ssh_port: int = 0  # 0: any free port; with N devices, device i gets port + i
     https_port: int = 0
     credentials: Credentials = field(default_factory=Credentials)
@@ -61,6 +64,15 @@ class EmulatorOptions:
     state_dir: Path | None = None  # where the CA, keys and known_hosts go (None: a temp dir)
     ssh: bool = True
     https: bool = True
+
+    def address(self, index: int) -> str:
+        return self.addresses[index] if self.addresses else self.bind
+
+    def port(self, base: int, index: int) -> int:
+        """Device ``index``'s port: the same on every address, or ``base + index`` on one."""
+        if not base:
+            return 0
+        return base if self.addresses else base + index
 
     def hostnames(self) -> list[str]:
         """Distinct hostnames: ``R1`` for one device, ``R1-001`` ... for a fleet."""

@@ -82,23 +82,24 @@ class Emulator:
             authorized = _authorized_keys(opts.credentials.authorized_keys)
             self.host_key = asyncssh.generate_private_key(HOST_KEY_TYPES[opts.host_key_type])
             if opts.https:
-                self.tls = make_tls_files(self._state_dir / "tls", [opts.bind])
+                self.tls = make_tls_files(self._state_dir / "tls", [opts.bind, *opts.addresses])
             devices = [
                 Device(platform, DeviceFacts.for_hostname(name),
                        enable_secret=opts.credentials.enable_secret,
                        processing_delay=opts.processing_delay)
                 for name in opts.hostnames()
             ]
-            by_https_port: dict[int, Device] = {}
+            by_https_socket: dict[tuple[str, int], Device] = {}
             for index, device in enumerate(devices):
                 ssh_port = await self._listen_ssh(device, index, authorized) if opts.ssh else None
                 https_port = None
                 if opts.https:
                     https_port = self._bind_https(index)
-                    by_https_port[https_port] = device
-                self.endpoints.append(DeviceEndpoint(device, opts.bind, ssh_port, https_port))
+                    by_https_socket[(opts.address(index), https_port)] = device
+                self.endpoints.append(DeviceEndpoint(device, opts.address(index), ssh_port,
+                                                     https_port))
             if opts.https and self.tls is not None:
-                api = DeviceApi(by_https_port, opts.credentials, opts.limits)
+                api = DeviceApi(by_https_socket, opts.credentials, opts.limits)
                 self._https_task = asyncio.create_task(self._serve_https(api))
             self._write_known_hosts()
         except BaseException:
@@ -136,16 +137,16 @@ class Emulator:
     async def _listen_ssh(self, device: Device, index: int,
                           authorized: list[asyncssh.SSHKey]) -> int:
         opts = self.options
-        port = opts.ssh_port + index if opts.ssh_port else 0
+        port, host = opts.port(opts.ssh_port, index), opts.address(index)
         assert self.host_key is not None
         try:
             acceptor = await listen_ssh(
-                device, opts.bind, port, host_key=self.host_key,
+                device, host, port, host_key=self.host_key,
                 credentials=opts.credentials, limits=opts.limits,
                 algorithms=opts.algorithms, authorized=authorized,
                 connections=self._ssh_connections)
         except OSError as exc:
-            raise _bind_error("SSH", opts.bind, port, exc) from exc
+            raise _bind_error("SSH", host, port, exc) from exc
         except (ValueError, asyncssh.Error) as exc:
             raise UsageError(f"cannot start the SSH server: {exc}") from exc
         self._acceptors.append(acceptor)
@@ -153,16 +154,16 @@ class Emulator:
 
     def _bind_https(self, index: int) -> int:
         opts = self.options
-        port = opts.https_port + index if opts.https_port else 0
-        family = socket.AF_INET6 if ":" in opts.bind else socket.AF_INET
+        port, host = opts.port(opts.https_port, index), opts.address(index)
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            sock.bind((opts.bind, port))
+            sock.bind((host, port))
             sock.listen(1024)
         except OSError as exc:
             sock.close()
-            raise _bind_error("HTTPS", opts.bind, port, exc) from exc
+            raise _bind_error("HTTPS", host, port, exc) from exc
         sock.setblocking(False)
         self._https_sockets.append(sock)
         return int(sock.getsockname()[1])
@@ -217,6 +218,9 @@ def _validate(options: EmulatorOptions) -> None:
         raise UsageError(f"--devices must be between 1 and 10000, not {options.devices}")
     if not HOSTNAME.match(options.hostname):
         raise UsageError(f"bad hostname {options.hostname!r}: use letters, digits, '-', '_', '.'")
+    if options.addresses and len(options.addresses) != options.devices:
+        raise UsageError(f"{len(options.addresses)} addresses for {options.devices} devices: "
+                         "give one address per device")
     for name, port in (("SSH", options.ssh_port), ("HTTPS", options.https_port)):
         if port and not 1 <= port + options.devices - 1 <= 65535:
             raise UsageError(f"{name} ports {port}..{port + options.devices - 1} are out of range")

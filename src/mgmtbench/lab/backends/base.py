@@ -1,0 +1,55 @@
+"""The link backend interface: how a lab's link between the host and a device namespace is made
+and impaired. One module per backend; :mod:`mgmtbench.lab.backends` picks one by name or by what the
+kernel offers.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mgmtbench.lab.profiles import LinkProfile
+
+
+@dataclass(frozen=True)
+class LinkEnds:
+    """The two interfaces of a lab link: ``host_if`` in the benchmark's namespace, ``dev_if`` in
+    the device namespace ``netns``."""
+
+    lab_id: str
+    netns: str
+    host_if: str
+    dev_if: str
+
+
+class LinkBackend(ABC):
+    """Creates the link's two interfaces and impairs the traffic between them."""
+
+    name: ClassVar[str]
+    #: What the backend can impair (profile fields it honours beyond delay).
+    supports: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(self, ends: LinkEnds, profile: LinkProfile) -> None:
+        self.ends = ends
+        self.profile = profile
+
+    @classmethod
+    def unavailable(cls) -> str | None:
+        """Why this backend cannot run on this machine (None: it can)."""
+        return None
+
+    @abstractmethod
+    def up(self) -> None:
+        """Create both interfaces (down, no addresses) and apply the profile."""
+
+    @abstractmethod
+    def down(self) -> None:
+        """Remove what :meth:`up` created; safe to call twice or after a failed ``up``."""
+
+    def pids(self) -> list[int]:
+        """Processes the backend runs (recorded so a later run can clean up after a SIGKILL)."""
+        return []
+
+    def describe(self) -> dict[str, object]:
+        return {"backend": self.name}

@@ -1,0 +1,81 @@
+"""``tun``: the packet-level delay line, for kernels without sch_netem.
+
+A helper process (:mod:`mgmtbench.lab.delayline`) owns a TUN interface on each side and delays every
+packet on its own, in both directions. See that module for why this carries no TCP-small-queue
+bias, unlike delaying NFQUEUE verdicts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+from mgmtbench.errors import UsageError
+from mgmtbench.lab.backends.base import LinkBackend
+from mgmtbench.lab.state import STATE_ROOT
+
+
+class TunBackend(LinkBackend):
+    name = "tun"
+    supports = frozenset({"jitter", "loss", "rate", "reorder", "duplicate"})
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._process: subprocess.Popen[str] | None = None
+
+    @classmethod
+    def unavailable(cls) -> str | None:
+        if not os.path.exists("/dev/net/tun"):
+            return "/dev/net/tun is missing (load the tun module)"
+        if not os.access("/dev/net/tun", os.R_OK | os.W_OK):
+            return "no access to /dev/net/tun: run as root or with CAP_NET_ADMIN"
+        return None
+
+    def up(self) -> None:
+        profile = self.profile
+        spec = {
+            "tun_a": self.ends.host_if,
+            "tun_b": self.ends.dev_if,
+            "netns_b": self.ends.netns,
+            "impairment": {
+                "delay": profile.one_way_ms / 1000,
+                "jitter": profile.jitter_ms / 1000,
+                "distribution": profile.jitter_distribution,
+                "loss": profile.loss_pct / 100,
+                "duplicate": profile.duplicate_pct / 100,
+                "reorder": profile.reorder_pct / 100,
+                "rate_bps": profile.rate_mbit * 1e6,
+            },
+        }
+        log = STATE_ROOT / self.ends.lab_id / "delayline.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with log.open("wb") as err:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "mgmtbench.lab.delayline", json.dumps(spec)],
+                stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True)
+        assert self._process.stdout is not None
+        line = self._process.stdout.readline()
+        if line.strip() != "ready":
+            self._process.wait(timeout=5)
+            lines = log.read_text(errors="replace").strip().splitlines()
+            raise UsageError(f"the delay line did not start: {lines[-1] if lines else 'no output'}")
+
+    def down(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+
+    def pids(self) -> list[int]:
+        return [self._process.pid] if self._process else []

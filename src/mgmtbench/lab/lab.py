@@ -1,0 +1,348 @@
+"""A lab: devices in their own network namespace, reached over an impaired link.
+
+::
+
+    with Lab(resolve("regional")) as lab:
+        device = lab.devices[0]            # address 198.18.x.y, ssh port 22, https port 443
+        before = lab.counters()
+        ...                                # talk to device.address from this process
+        print(lab.calibration.rtt_ms, (lab.counters() - before).packets)
+
+The benchmark side is the namespace of the process that made the lab (pytest's), so every client
+library connects as it would to a real device. The link is ``host_if`` (here) <-> ``dev_if`` (in the
+lab's namespace), made and impaired by a link backend. Addresses: lab ``k`` uses 198.19.k.0/30 for
+the link and 198.18.0.0/16's k-th /22 for its devices.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import itertools
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType, TracebackType
+
+from pyroute2 import IPRoute, netns
+
+from mgmtbench.emulator.options import Credentials
+from mgmtbench.errors import UsageError
+from mgmtbench.lab.backends import LinkBackend, LinkEnds, choose
+from mgmtbench.lab.calibrate import Calibration, calibrate
+from mgmtbench.lab.netns import NETNS_DIR, PREFIX, run_in
+from mgmtbench.lab.profiles import LinkProfile
+from mgmtbench.lab.state import LabState, clean_stale, used_indexes
+
+log = logging.getLogger("mgmtbench.lab")
+MAX_LABS = 64
+_SERIAL = itertools.count(1)
+MAX_DEVICES = 1022
+ECHO_PORT = 7
+SSH_PORT, HTTPS_PORT = 22, 443
+
+
+@dataclass(frozen=True)
+class LinkCounters:
+    """Packets and bytes on the link, seen from the benchmark side."""
+
+    tx_packets: int = 0  # benchmark -> devices
+    tx_bytes: int = 0
+    rx_packets: int = 0  # devices -> benchmark
+    rx_bytes: int = 0
+
+    def __sub__(self, other: LinkCounters) -> LinkCounters:
+        return LinkCounters(self.tx_packets - other.tx_packets, self.tx_bytes - other.tx_bytes,
+                            self.rx_packets - other.rx_packets, self.rx_bytes - other.rx_bytes)
+
+    @property
+    def packets(self) -> int:
+        return self.tx_packets + self.rx_packets
+
+    @property
+    def bytes(self) -> int:
+        return self.tx_bytes + self.rx_bytes
+
+
+@dataclass(frozen=True)
+class LabDevice:
+    """A device in a lab, as a client reaches it."""
+
+    hostname: str
+    address: str
+    ssh_port: int
+    https_port: int
+
+
+def has_net_admin() -> bool:
+    """Root, or CAP_NET_ADMIN in the effective set."""
+    if os.geteuid() == 0:
+        return True
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("CapEff:"):
+                return bool(int(line.split()[1], 16) & (1 << 12))
+    except OSError:
+        pass
+    return False
+
+
+def _addresses(index: int, devices: int) -> tuple[str, str, str, list[str]]:
+    link = ipaddress.ip_network(f"198.19.{index}.0/30")
+    subnet = list(ipaddress.ip_network("198.18.0.0/16").subnets(new_prefix=22))[index]
+    hosts = [str(subnet.network_address + 1 + i) for i in range(devices)]
+    return str(link.network_address + 1), str(link.network_address + 2), str(subnet), hosts
+
+
+class Lab:
+    """Namespaces, a link with a profile, emulated devices and their measured RTT."""
+
+    def __init__(
+        self,
+        profile: LinkProfile,
+        *,
+        backend: str = "auto",
+        devices: int = 1,
+        platform: str = "cisco_ios",
+        hostname: str = "R1",
+        credentials: Credentials | None = None,
+        calibration_samples: int = 20,
+        state_dir: Path | None = None,
+    ) -> None:
+        if not 1 <= devices <= MAX_DEVICES:
+            raise UsageError(f"a lab holds 1..{MAX_DEVICES} devices, not {devices}")
+        if not has_net_admin():
+            raise UsageError("the lab needs root or CAP_NET_ADMIN to create network namespaces; "
+                             "without them, run the local profile against `mgmtbench serve` on "
+                             "127.0.0.1")
+        self.profile = profile.validate()
+        self.backend_class = choose(backend, profile)
+        self.device_count = devices
+        self.platform = platform
+        self.hostname = hostname
+        self.credentials = credentials or Credentials()
+        self.calibration_samples = calibration_samples
+        self._state_dir_arg = state_dir
+        self.state: LabState | None = None
+        self.backend: LinkBackend | None = None
+        self.devices: list[LabDevice] = []
+        self.calibration: Calibration | None = None
+        self._processes: list[subprocess.Popen[bytes]] = []
+        self._old_sigterm: object = None
+
+    # --- public API -------------------------------------------------------------------------
+
+    @property
+    def backend_name(self) -> str:
+        return self.backend_class.name
+
+    @property
+    def folder(self) -> Path:
+        assert self.state is not None
+        return self._state_dir_arg or self.state.folder
+
+    @property
+    def ca_file(self) -> Path:
+        return self.folder / "emulator" / "tls" / "ca.pem"
+
+    @property
+    def known_hosts(self) -> Path:
+        return self.folder / "emulator" / "known_hosts"
+
+    def counters(self) -> LinkCounters:
+        assert self.state is not None
+        stats = Path("/sys/class/net") / self.state.host_if / "statistics"
+        read = lambda name: int((stats / name).read_text())  # noqa: E731
+        return LinkCounters(read("tx_packets"), read("tx_bytes"), read("rx_packets"),
+                            read("rx_bytes"))
+
+    def describe(self) -> dict[str, object]:
+        """What every result records about the lab it ran on."""
+        cal = self.calibration
+        return {
+            "backend": self.backend_name,
+            "profile": self.profile.name,
+            "configured_rtt_ms": self.profile.rtt_ms,
+            "measured_rtt_ms": round(cal.rtt_ms, 3) if cal else None,
+            "measured_rtt_p95_ms": round(cal.echo_p95_ms, 3) if cal else None,
+            "connect_p50_ms": round(cal.connect_p50_ms, 3) if cal else None,
+            "jitter_ms": self.profile.jitter_ms,
+            "loss_pct": self.profile.loss_pct,
+            "rate_mbit": self.profile.rate_mbit,
+            "devices": self.device_count,
+        }
+
+    def up(self) -> Lab:
+        clean_stale()
+        index = next((i for i in range(MAX_LABS) if i not in used_indexes()), None)
+        if index is None:
+            raise UsageError(f"{MAX_LABS} labs are already running: stop one first")
+        lab_id = f"{os.getpid()}-{index}-{next(_SERIAL)}"
+        self.state = LabState(lab_id=lab_id, index=index, owner_pid=os.getpid(),
+                              netns=PREFIX + lab_id, host_if=f"mgb{index}h")
+        self.state.save()
+        self._catch_sigterm()
+        try:
+            self._build(index)
+        except BaseException:
+            self.down()
+            raise
+        return self
+
+    def down(self) -> None:
+        """Stop everything the lab started and remove what it created. Safe to call twice."""
+        for process in reversed(self._processes):
+            if process.poll() is None:
+                process.terminate()
+        for process in self._processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        self._processes.clear()
+        if self.backend is not None:
+            self.backend.down()
+            self.backend = None
+        if self.state is not None:
+            if self.state.netns in netns.listnetns():
+                netns.remove(self.state.netns)
+            import shutil
+
+            shutil.rmtree(self.state.folder, ignore_errors=True)
+            self.state = None
+        self._restore_sigterm()
+
+    def __enter__(self) -> Lab:
+        return self.up()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.down()
+
+    # --- building ---------------------------------------------------------------------------
+
+    def _build(self, index: int) -> None:
+        assert self.state is not None
+        state = self.state
+        netns.create(state.netns)
+        _wait_mounted(NETNS_DIR / state.netns)
+        ends = LinkEnds(state.lab_id, state.netns, state.host_if, f"mgb{index}d")
+        self.backend = self.backend_class(ends, self.profile)
+        self.backend.up()
+        state.pids = self.backend.pids()
+        state.save()
+        host_ip, dev_ip, subnet, addresses = _addresses(index, self.device_count)
+        self._configure(ends, host_ip, dev_ip, subnet, addresses)
+        names = self._hostnames()
+        self.devices = [LabDevice(n, a, SSH_PORT, HTTPS_PORT) for n, a in zip(names, addresses,
+                                                                              strict=True)]
+        self._start_in_netns("echo", [sys.executable, "-m", "mgmtbench.lab.echo", addresses[0],
+                                      str(ECHO_PORT)], "ready")
+        self._start_emulator(addresses)
+        self.calibration = calibrate(addresses[0], ECHO_PORT, self.calibration_samples)
+
+    def _hostnames(self) -> list[str]:
+        if self.device_count == 1:
+            return [self.hostname]
+        width = max(3, len(str(self.device_count)))
+        return [f"{self.hostname}-{i:0{width}d}" for i in range(1, self.device_count + 1)]
+
+    def _configure(self, ends: LinkEnds, host_ip: str, dev_ip: str, subnet: str,
+                   addresses: list[str]) -> None:
+        run_in(ends.netns, "mgmtbench.lab.nsconfig", {
+            "dev_if": ends.dev_if, "dev_ip": dev_ip, "gateway": host_ip,
+            "lo_addresses": addresses})
+        with IPRoute() as ipr:
+            index = _index(ipr, ends.host_if)
+            ipr.addr("add", index=index, address=host_ip, prefixlen=30)
+            ipr.link("set", index=index, state="up")
+            ipr.route("add", dst=subnet, gateway=dev_ip)
+        with contextlib.suppress(OSError):  # IPv4 only: keep IPv6 chatter out of the counts
+            Path(f"/proc/sys/net/ipv6/conf/{ends.host_if}/disable_ipv6").write_text("1")
+
+    def _start_emulator(self, addresses: list[str]) -> None:
+        creds = self.credentials
+        argv = [sys.executable, "-m", "mgmtbench.cli", "serve", "--bind", ",".join(addresses),
+                "--ssh-port", str(SSH_PORT), "--https-port", str(HTTPS_PORT),
+                "--platform", self.platform, "--username", creds.username,
+                "--password", creds.password, "--enable-password", creds.enable_secret,
+                "--state-dir", str(self.folder / "emulator")]
+        if self.device_count == 1:
+            argv += ["--hostname", self.hostname]
+        else:
+            argv += ["--hostname", self.hostname]
+        if creds.authorized_keys is not None:
+            argv += ["--authorized-keys", str(creds.authorized_keys)]
+        self._start_in_netns("emulator", argv, "Press Ctrl-C")
+
+    def _start_in_netns(self, name: str, argv: list[str], ready: str, timeout: float = 60) -> None:
+        assert self.state is not None
+        folder = self.folder
+        folder.mkdir(parents=True, exist_ok=True)
+        out_path, err_path = folder / f"{name}.out", folder / f"{name}.log"
+        target = self.state.netns
+        with out_path.open("wb") as out, err_path.open("wb") as err:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "mgmtbench.lab.nsexec", target, *argv], stdout=out,
+                stderr=err, stdin=subprocess.DEVNULL, start_new_session=True)
+        self._processes.append(process)
+        self.state.pids.append(process.pid)
+        self.state.save()
+        deadline = time.monotonic() + timeout
+        while ready not in out_path.read_text(errors="replace"):
+            if process.poll() is not None:
+                lines = err_path.read_text(errors="replace").strip().splitlines()
+                raise UsageError(f"the lab's {name} did not start: "
+                                 f"{lines[-1] if lines else 'exit ' + str(process.returncode)}")
+            if time.monotonic() > deadline:
+                raise UsageError(f"the lab's {name} was not ready within {timeout:.0f} s "
+                                 f"(see {err_path})")
+            time.sleep(0.05)
+
+    # --- signals ----------------------------------------------------------------------------
+
+    def _catch_sigterm(self) -> None:
+        """SIGTERM unwinds like Ctrl-C, so `down` runs (main thread only)."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        current = signal.getsignal(signal.SIGTERM)
+        if current in (signal.SIG_DFL, None):
+            self._old_sigterm = current
+            signal.signal(signal.SIGTERM, _raise_exit)
+
+    def _restore_sigterm(self) -> None:
+        if self._old_sigterm is not None and threading.current_thread() is threading.main_thread():
+            with contextlib.suppress(ValueError, TypeError):
+                signal.signal(signal.SIGTERM, self._old_sigterm)  # type: ignore[arg-type]
+            self._old_sigterm = None
+
+
+def _wait_mounted(path: Path) -> None:
+    """pyroute2 mounts a new namespace from a helper process: wait until it is there."""
+    for _ in range(200):
+        if os.path.ismount(path):
+            return
+        time.sleep(0.01)
+    raise UsageError(f"network namespace {path.name} was not created")
+
+
+def _index(conn: IPRoute, name: str) -> int:
+    """An interface's index by name (from a full dump: pyroute2's filtered lookup sometimes
+    misses a TUN interface another process just created)."""
+    for _ in range(50):
+        for link in conn.get_links():
+            if link.get("ifname") == name:
+                return int(link["index"])
+        time.sleep(0.02)
+    raise UsageError(f"interface {name} did not appear")
+
+
+def _raise_exit(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)

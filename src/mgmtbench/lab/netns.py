@@ -1,0 +1,45 @@
+"""Network namespaces: names the lab owns, entering one, running a process inside one."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from pathlib import Path
+
+NETNS_DIR = Path("/var/run/netns")
+CLONE_NEWNET = 0x40000000
+PREFIX = "mgmtbench-"
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def setns(name: str) -> None:
+    """Move the calling thread into network namespace ``name`` (Python 3.11 has no os.setns)."""
+    fd = os.open(NETNS_DIR / name, os.O_RDONLY)
+    try:
+        if _libc.setns(fd, CLONE_NEWNET) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f"setns({name}): {os.strerror(err)}")
+    finally:
+        os.close(fd)
+
+
+def lab_namespaces() -> list[str]:
+    """Namespaces created by mgmtbench (by name prefix), live or stale."""
+    if not NETNS_DIR.is_dir():
+        return []
+    return sorted(p.name for p in NETNS_DIR.iterdir() if p.name.startswith(PREFIX))
+
+
+def run_in(name: str, module: str, spec: dict[str, object]) -> None:
+    """Run ``python -m module SPEC_JSON`` inside namespace ``name``; raise with its last error line."""
+    import json
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "mgmtbench.lab.nsexec", name, sys.executable, "-m", module,
+         json.dumps(spec)], capture_output=True, text=True, timeout=60)
+    if result.returncode != 0:
+        lines = result.stderr.strip().splitlines()
+        raise RuntimeError(f"{module} in {name} failed: {lines[-1] if lines else result.returncode}")

@@ -1,0 +1,48 @@
+"""Configure the device side of a lab link, run inside the lab's namespace.
+
+``python -m mgmtbench.lab.nsexec NAMESPACE python -m mgmtbench.lab.nsconfig SPEC_JSON``. Working
+from inside the namespace with a plain ``IPRoute`` avoids pyroute2's ``NetNS`` helper, which was seen
+here removing a freshly created namespace when an earlier one of the same process was gone.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any
+
+from pyroute2 import IPRoute
+
+
+def link_index(ipr: IPRoute, name: str) -> int:
+    for _ in range(100):
+        for link in ipr.get_links():
+            if link.get("ifname") == name:
+                return int(link["index"])
+        time.sleep(0.02)
+    raise SystemExit(f"interface {name} did not appear")
+
+
+def configure(spec: dict[str, Any]) -> None:
+    with IPRoute() as ipr:
+        lo, dev = link_index(ipr, "lo"), link_index(ipr, spec["dev_if"])
+        ipr.link("set", index=lo, state="up")
+        for address in spec.get("lo_addresses", []):
+            ipr.addr("add", index=lo, address=address, prefixlen=32)
+        if spec.get("dev_ip"):
+            ipr.addr("add", index=dev, address=spec["dev_ip"], prefixlen=30)
+            ipr.link("set", index=dev, state="up")
+            ipr.route("add", dst="0.0.0.0/0", gateway=spec["gateway"])
+        if spec.get("netem"):
+            ipr.tc("add", "netem", dev, handle="1:", **spec["netem"])
+    with open("/proc/sys/net/ipv6/conf/all/disable_ipv6", "w") as f:
+        f.write("1")  # the lab speaks IPv4; no router solicitations in the packet counts
+
+
+def main() -> None:
+    configure(json.loads(sys.argv[1]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+"""What a running lab owns, written down so a later run can clean up after a SIGKILL.
+
+Each lab has ``/run/mgmtbench/labs/<lab id>/state.json``: the owner's pid, its namespace, its host
+interface and the pids of the processes it started. A lab whose owner is gone is stale: the next lab
+(or ``mgmtbench lab down``) kills its processes, deletes its interface and namespace, and forgets it.
+Only namespaces named ``mgmtbench-*`` and interfaces recorded here are ever touched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import shutil
+import signal
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from pyroute2 import IPRoute, netns
+
+from mgmtbench.lab.netns import PREFIX, lab_namespaces
+
+log = logging.getLogger("mgmtbench.lab")
+STATE_ROOT = Path(os.environ.get("MGMTBENCH_LAB_STATE", "/run/mgmtbench/labs"))
+
+
+@dataclass
+class LabState:
+    lab_id: str
+    index: int
+    owner_pid: int
+    netns: str
+    host_if: str
+    pids: list[int] = field(default_factory=list)
+
+    @property
+    def folder(self) -> Path:
+        return STATE_ROOT / self.lab_id
+
+    def save(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        tmp = self.folder / "state.json.tmp"
+        tmp.write_text(json.dumps(asdict(self)))
+        tmp.replace(self.folder / "state.json")
+
+    @classmethod
+    def load(cls, folder: Path) -> LabState | None:
+        try:
+            return cls(**json.loads((folder / "state.json").read_text()))
+        except (OSError, ValueError, TypeError):
+            return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def known_labs() -> list[LabState]:
+    if not STATE_ROOT.is_dir():
+        return []
+    states = [LabState.load(folder) for folder in STATE_ROOT.iterdir() if folder.is_dir()]
+    return [s for s in states if s is not None]
+
+
+def used_indexes() -> set[int]:
+    return {s.index for s in known_labs() if _alive(s.owner_pid)}
+
+
+def destroy(state: LabState) -> None:
+    """Remove everything ``state`` records (processes, interface, namespace, state folder)."""
+    for pid in state.pids:
+        if _alive(pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL) if _is_group_leader(pid) else os.kill(
+                    pid, signal.SIGKILL)
+    with IPRoute() as ipr:
+        found = ipr.link_lookup(ifname=state.host_if)
+        if found:
+            with contextlib.suppress(Exception):
+                ipr.link("del", index=found[0])
+    if state.netns in netns.listnetns():
+        netns.remove(state.netns)
+    shutil.rmtree(state.folder, ignore_errors=True)
+
+
+def _is_group_leader(pid: int) -> bool:
+    try:
+        return os.getpgid(pid) == pid
+    except ProcessLookupError:
+        return False
+
+
+def clean_stale(everything: bool = False) -> list[str]:
+    """Destroy labs whose owner is gone (all labs with ``everything``); return their ids."""
+    removed = []
+    recorded = set()
+    for state in known_labs():
+        recorded.add(state.netns)
+        if everything or not _alive(state.owner_pid):
+            destroy(state)
+            removed.append(state.lab_id)
+    for name in lab_namespaces():  # ours by name, but no state: its owner died while starting
+        if name not in recorded and name.startswith(PREFIX) and (everything or _orphan(name)):
+            netns.remove(name)
+            removed.append(name.removeprefix(PREFIX))
+    if removed:
+        log.warning("removed %d stale lab(s): %s", len(removed), ", ".join(removed))
+    return removed
+
+
+def _orphan(name: str) -> bool:
+    """A namespace of ours with no state file, and no process of a live lab inside it."""
+    lab_id = name.removeprefix(PREFIX)
+    owner = lab_id.split("-")[0]
+    return not (owner.isdigit() and _alive(int(owner)))
