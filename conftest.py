@@ -1,10 +1,14 @@
-"""Fixtures shared by tests/ and benchmarks/: real emulators on real sockets.
+"""Fixtures shared by tests/ and benchmarks/: real emulators on real sockets, real labs.
 
 - ``client_keys``: an ed25519 key pair and an authorized_keys file for public-key login.
 - ``emulator_for(platform)``: a session-wide emulator per platform (read-only use: do not change
   its configuration).
 - ``ios`` / ``asa``: those emulators' first device endpoints; ``endpoint`` runs a test on both.
 - ``fresh_emulator``: a new emulator for a test that changes device state.
+- ``lab``: a lab network for the profile given by indirect parametrisation
+  (``@pytest.mark.parametrize("lab", ["regional"], indirect=True)``; default ``local``), one per
+  profile for the whole session. ``--link-backend`` forces a backend. Without root or
+  CAP_NET_ADMIN the local profile runs on loopback and other profiles are skipped, saying why.
 """
 
 from __future__ import annotations
@@ -19,6 +23,11 @@ import pytest
 
 from mgmtbench.emulator import Credentials, EmulatorOptions, EmulatorThread
 from mgmtbench.emulator.server import DeviceEndpoint
+from mgmtbench.errors import UsageError
+from mgmtbench.lab import Lab
+from mgmtbench.lab.lab import has_net_admin
+from mgmtbench.lab.local import LocalLab
+from mgmtbench.lab.profiles import resolve
 
 PLATFORMS = ("cisco_ios", "cisco_asa")
 HOSTNAMES = {"cisco_ios": "R1", "cisco_asa": "asa1"}
@@ -102,3 +111,47 @@ def fresh_emulator(client_keys: ClientKeys) -> Iterator[Callable[..., EmulatorTh
     yield make
     for emu in started:
         emu.stop()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--link-backend", default="auto",
+                     help="lab link backend: auto (netem if the kernel has it, else tun), netem, "
+                          "tun or none")
+
+
+LabLike = Lab | LocalLab
+
+
+@pytest.fixture(scope="session")
+def lab_for(request: pytest.FixtureRequest, client_keys: ClientKeys) -> Iterator[
+        Callable[[str], LabLike]]:
+    """``lab_for("regional")``: the session's lab for that profile, made on first use."""
+    labs: dict[str, LabLike] = {}
+    backend = str(request.config.getoption("--link-backend"))
+    credentials = Credentials(username=USERNAME, password=PASSWORD, enable_secret=SECRET,
+                              authorized_keys=client_keys.authorized_keys)
+
+    def get(profile_name: str) -> LabLike:
+        if profile_name not in labs:
+            profile = resolve(profile_name)
+            if not has_net_admin():
+                if profile.impaired:
+                    pytest.skip(f"profile {profile_name} needs a lab network: run as root or "
+                                "with CAP_NET_ADMIN")
+                labs[profile_name] = LocalLab(profile, credentials=credentials).up()
+            else:
+                try:
+                    labs[profile_name] = Lab(profile, backend=backend,
+                                             credentials=credentials).up()
+                except UsageError as exc:
+                    pytest.fail(f"lab for profile {profile_name}: {exc}")
+        return labs[profile_name]
+
+    yield get
+    for made in labs.values():
+        made.down()
+
+
+@pytest.fixture
+def lab(request: pytest.FixtureRequest, lab_for: Callable[[str], LabLike]) -> LabLike:
+    return lab_for(getattr(request, "param", "local"))

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from mgmtbench import __version__
 from mgmtbench.emulator import command as serve_command
 from mgmtbench.errors import MgmtbenchError
+from mgmtbench.lab import command as lab_command
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -19,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mgmtbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     serve_command.register(sub)
+    lab_command.register(sub)
     return parser
 
 

@@ -63,7 +63,7 @@ def _probe() -> str | None:
             finally:
                 ipr.link("del", ifname=name)
     except NetlinkError as exc:
-        if exc.code == 2:  # ENOENT: "Specified qdisc kind is unknown"
+        if exc.code in (2, 95):  # ENOENT "Specified qdisc kind is unknown", or EOPNOTSUPP
             return "this kernel has no sch_netem (tc netem: qdisc kind unknown)"
         return f"cannot use tc netem here: {exc}"
     except PermissionError:

@@ -1,0 +1,135 @@
+"""``mgmtbench lab``: check, bring up, tear down and list labs and profiles."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from mgmtbench.emulator.options import Credentials
+from mgmtbench.errors import UsageError
+from mgmtbench.lab.backends import BACKENDS
+from mgmtbench.lab.calibrate import split_reply_ms
+from mgmtbench.lab.lab import ECHO_PORT, Lab, has_net_admin
+from mgmtbench.lab.local import LocalLab
+from mgmtbench.lab.profiles import BUILTIN, LinkProfile, load_profiles, resolve
+from mgmtbench.lab.state import clean_stale, known_labs
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("lab", help="build, check and remove lab networks",
+                       description="Lab networks: devices in a namespace behind an impaired link.")
+    lab_sub = p.add_subparsers(dest="lab_command", metavar="ACTION", required=True)
+
+    check = lab_sub.add_parser("check", help="bring a lab up, measure its RTT, tear it down")
+    _lab_options(check)
+    check.add_argument("--json", action="store_true", help="print one JSON object")
+    check.set_defaults(run=run_check)
+
+    up = lab_sub.add_parser("up", help="bring a lab up and keep it until Ctrl-C")
+    _lab_options(up)
+    up.add_argument("--devices", type=int, default=1, help="devices in the lab (default: 1)")
+    up.add_argument("--platform", default="cisco_ios", help="device platform (default: cisco_ios)")
+    up.add_argument("--password", default="admin", help="device login password (default: admin)")
+    up.set_defaults(run=run_up)
+
+    down = lab_sub.add_parser("down", help="remove labs left behind by runs that were killed")
+    down.add_argument("--all", action="store_true", help="also remove labs whose owner still runs")
+    down.set_defaults(run=run_down)
+
+    profiles = lab_sub.add_parser("profiles", help="list the link profiles")
+    profiles.add_argument("--profiles-file", type=Path, default=None)
+    profiles.set_defaults(run=run_profiles)
+
+
+def _lab_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--profile", default="regional",
+                   help=f"{', '.join(BUILTIN)}, a name from --profiles-file, or a spec such as "
+                        "rtt=80,jitter=2,loss=0.1,rate=50 (default: %(default)s)")
+    p.add_argument("--profiles-file", type=Path, default=None,
+                   help="TOML file of user profiles ([profiles.NAME] rtt_ms = ...)")
+    p.add_argument("--link-backend", default="auto", choices=["auto", *BACKENDS],
+                   help="how to impair the link (default: netem if the kernel has it, else tun)")
+    p.add_argument("--samples", type=int, default=20, help="calibration samples (default: 20)")
+
+
+def _profile(args: argparse.Namespace) -> LinkProfile:
+    extra = load_profiles(args.profiles_file) if args.profiles_file else None
+    return resolve(args.profile, extra)
+
+
+def _open(args: argparse.Namespace, **kwargs: Any) -> Lab | LocalLab:
+    profile = _profile(args)
+    if not has_net_admin() and profile.name == "local" and args.link_backend == "auto":
+        print("mgmtbench: no root or CAP_NET_ADMIN: the local profile runs on 127.0.0.1 "
+              "without a lab network", file=sys.stderr)
+        return LocalLab(profile, calibration_samples=args.samples, **kwargs)
+    return Lab(profile, backend=args.link_backend, calibration_samples=args.samples, **kwargs)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.WARNING, format="mgmtbench: %(message)s")
+    with _open(args) as lab:
+        info = lab.describe()
+        if isinstance(lab, Lab):
+            info["split_reply_ms"] = round(split_reply_ms(lab.devices[0].address, ECHO_PORT), 3)
+        if lab.calibration is not None:
+            info["calibration"] = lab.calibration.as_dict()
+    if args.json:
+        print(json.dumps(info))
+    else:
+        cal = info.get("calibration") or {}
+        print(f"profile {info['profile']} over backend {info['backend']}: configured RTT "
+              f"{info['configured_rtt_ms']} ms, measured {info['measured_rtt_ms']} ms "
+              f"(p95 {info['measured_rtt_p95_ms']} ms, TCP connect p50 "
+              f"{cal.get('connect_p50_ms', float('nan')):.3f} ms)")
+    return 0
+
+
+def run_up(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.WARNING, format="mgmtbench: %(message)s")
+    creds = Credentials(password=args.password, enable_secret=args.password)
+    with _open(args, devices=args.devices, platform=args.platform, credentials=creds) as lab:
+        info = lab.describe()
+        print(f"lab up: profile {info['profile']} ({info['configured_rtt_ms']} ms configured, "
+              f"{info['measured_rtt_ms']} ms measured) over {info['backend']}")
+        for device in lab.devices[:5]:
+            print(f"  {device.hostname}: ssh -p {device.ssh_port} -o UserKnownHostsFile="
+                  f"{lab.known_hosts} admin@{device.address}")
+            print(f"      curl -u admin:{args.password} --cacert {lab.ca_file} "
+                  f"https://{device.address}:{device.https_port}/admin/exec/show+version")
+        if len(lab.devices) > 5:
+            print(f"  ... and {len(lab.devices) - 5} more up to {lab.devices[-1].address}")
+        print("Press Ctrl-C to tear the lab down.", flush=True)
+        stop = signal.sigwait if hasattr(signal, "sigwait") else None
+        try:
+            if stop is not None:
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+                stop({signal.SIGINT, signal.SIGTERM})
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+    print("lab down", flush=True)
+    return 0
+
+
+def run_down(args: argparse.Namespace) -> int:
+    if not has_net_admin():
+        raise UsageError("removing labs needs root or CAP_NET_ADMIN")
+    removed = clean_stale(everything=args.all)
+    left = [s.lab_id for s in known_labs()]
+    print(f"removed {len(removed)} lab(s){': ' + ', '.join(removed) if removed else ''}; "
+          f"{len(left)} still running")
+    return 0
+
+
+def run_profiles(args: argparse.Namespace) -> int:
+    table = {**BUILTIN, **(load_profiles(args.profiles_file) if args.profiles_file else {})}
+    print(f"{'name':<18}{'rtt ms':>8}{'jitter':>8}{'loss %':>8}{'rate Mbit':>11}  source")
+    for p in table.values():
+        print(f"{p.name:<18}{p.rtt_ms:>8g}{p.jitter_ms:>8g}{p.loss_pct:>8g}{p.rate_mbit:>11g}  "
+              f"{p.source}")
+    return 0

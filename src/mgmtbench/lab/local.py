@@ -1,0 +1,104 @@
+"""The local profile without privileges: the emulator on 127.0.0.1 in this namespace, no link.
+
+Same public face as :class:`mgmtbench.lab.Lab` (``devices``, ``calibration``, ``counters()``,
+``describe()``), so benchmarks run unchanged; the backend is recorded as ``loopback``.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from pathlib import Path
+from types import TracebackType
+
+from mgmtbench.emulator import Credentials, EmulatorOptions, EmulatorThread
+from mgmtbench.lab.calibrate import Calibration, calibrate
+from mgmtbench.lab.lab import LabDevice, LinkCounters
+from mgmtbench.lab.profiles import LinkProfile
+
+
+class LocalLab:
+    """Devices served on loopback; counters are loopback's, shared with the rest of the machine."""
+
+    backend_name = "loopback"
+
+    def __init__(self, profile: LinkProfile, *, devices: int = 1, platform: str = "cisco_ios",
+                 hostname: str = "R1", credentials: Credentials | None = None,
+                 calibration_samples: int = 20) -> None:
+        self.profile = profile
+        self._options = EmulatorOptions(hostname=hostname, platform=platform, devices=devices,
+                                        credentials=credentials or Credentials())
+        self._samples = calibration_samples
+        self._emulator: EmulatorThread | None = None
+        self._echo: socket.socket | None = None
+        self.devices: list[LabDevice] = []
+        self.calibration: Calibration | None = None
+
+    @property
+    def ca_file(self) -> Path:
+        assert self._emulator is not None and self._emulator.emulator.tls is not None
+        return self._emulator.emulator.tls.ca
+
+    @property
+    def known_hosts(self) -> Path:
+        assert self._emulator is not None
+        return self._emulator.emulator.known_hosts
+
+    def up(self) -> LocalLab:
+        self._emulator = EmulatorThread(self._options).start()
+        self.devices = [LabDevice(e.hostname, e.host, e.ssh_port or 0, e.https_port or 0)
+                        for e in self._emulator.endpoints]
+        self._echo = _echo_server()
+        self.calibration = calibrate("127.0.0.1", self._echo.getsockname()[1], self._samples)
+        return self
+
+    def down(self) -> None:
+        if self._echo is not None:
+            self._echo.close()
+            self._echo = None
+        if self._emulator is not None:
+            self._emulator.stop()
+            self._emulator = None
+
+    def counters(self) -> LinkCounters:
+        stats = Path("/sys/class/net/lo/statistics")
+        values = [int((stats / n).read_text()) for n in ("tx_packets", "tx_bytes")]
+        return LinkCounters(values[0], values[1], 0, 0)
+
+    def describe(self) -> dict[str, object]:
+        cal = self.calibration
+        return {"backend": self.backend_name, "profile": self.profile.name,
+                "configured_rtt_ms": self.profile.rtt_ms,
+                "measured_rtt_ms": round(cal.rtt_ms, 3) if cal else None,
+                "measured_rtt_p95_ms": round(cal.echo_p95_ms, 3) if cal else None,
+                "devices": len(self.devices)}
+
+    def __enter__(self) -> LocalLab:
+        return self.up()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.down()
+
+
+def _echo_server() -> socket.socket:
+    """A loopback echo server in a daemon thread (closed with the returned socket)."""
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            threading.Thread(target=_echo, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return server
+
+
+def _echo(conn: socket.socket) -> None:
+    with conn:
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        while data := conn.recv(65536):
+            conn.sendall(data)
