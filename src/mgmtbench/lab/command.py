@@ -77,12 +77,11 @@ def run_check(args: argparse.Namespace) -> int:
         info = lab.describe()
         if isinstance(lab, Lab):
             info["split_reply_ms"] = round(split_reply_ms(lab.devices[0].address, ECHO_PORT), 3)
-        if lab.calibration is not None:
-            info["calibration"] = lab.calibration.as_dict()
+        cal = lab.calibration.as_dict() if lab.calibration is not None else {}
+        info["calibration"] = cal
     if args.json:
         print(json.dumps(info))
     else:
-        cal = info.get("calibration") or {}
         print(f"profile {info['profile']} over backend {info['backend']}: configured RTT "
               f"{info['configured_rtt_ms']} ms, measured {info['measured_rtt_ms']} ms "
               f"(p95 {info['measured_rtt_p95_ms']} ms, TCP connect p50 "

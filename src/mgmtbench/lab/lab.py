@@ -38,7 +38,7 @@ from mgmtbench.lab.backends import LinkBackend, LinkEnds, choose
 from mgmtbench.lab.calibrate import Calibration, calibrate
 from mgmtbench.lab.netns import NETNS_DIR, PREFIX, run_in
 from mgmtbench.lab.profiles import LinkProfile
-from mgmtbench.lab.state import LabState, clean_stale, used_indexes
+from mgmtbench.lab.state import LabState, clean_stale, registry_lock, used_indexes
 
 log = logging.getLogger("mgmtbench.lab")
 MAX_LABS = 64
@@ -70,6 +70,14 @@ class LinkCounters:
         return self.tx_bytes + self.rx_bytes
 
 
+def read_counters(interface: str) -> LinkCounters:
+    """The kernel's counters of ``interface`` (tx: towards the devices)."""
+    stats = Path("/sys/class/net") / interface / "statistics"
+    tx_p, tx_b, rx_p, rx_b = (int((stats / name).read_text()) for name in
+                              ("tx_packets", "tx_bytes", "rx_packets", "rx_bytes"))
+    return LinkCounters(tx_p, tx_b, rx_p, rx_b)
+
+
 @dataclass(frozen=True)
 class LabDevice:
     """A device in a lab, as a client reaches it."""
@@ -81,21 +89,20 @@ class LabDevice:
 
 
 def has_net_admin() -> bool:
-    """Root, or CAP_NET_ADMIN in the effective set."""
-    if os.geteuid() == 0:
-        return True
+    """CAP_NET_ADMIN and CAP_SYS_ADMIN (namespaces) in the effective set: root normally has both."""
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
             if line.startswith("CapEff:"):
-                return bool(int(line.split()[1], 16) & (1 << 12))
+                caps = int(line.split()[1], 16)
+                return bool(caps & (1 << 12)) and bool(caps & (1 << 21))
     except OSError:
         pass
-    return False
+    return os.geteuid() == 0
 
 
 def _addresses(index: int, devices: int) -> tuple[str, str, str, list[str]]:
-    link = ipaddress.ip_network(f"198.19.{index}.0/30")
-    subnet = list(ipaddress.ip_network("198.18.0.0/16").subnets(new_prefix=22))[index]
+    link = ipaddress.IPv4Network(f"198.19.{index}.0/30")
+    subnet = list(ipaddress.IPv4Network("198.18.0.0/16").subnets(new_prefix=22))[index]
     hosts = [str(subnet.network_address + 1 + i) for i in range(devices)]
     return str(link.network_address + 1), str(link.network_address + 2), str(subnet), hosts
 
@@ -157,10 +164,7 @@ class Lab:
 
     def counters(self) -> LinkCounters:
         assert self.state is not None
-        stats = Path("/sys/class/net") / self.state.host_if / "statistics"
-        read = lambda name: int((stats / name).read_text())  # noqa: E731
-        return LinkCounters(read("tx_packets"), read("tx_bytes"), read("rx_packets"),
-                            read("rx_bytes"))
+        return read_counters(self.state.host_if)
 
     def describe(self) -> dict[str, object]:
         """What every result records about the lab it ran on."""
@@ -179,14 +183,15 @@ class Lab:
         }
 
     def up(self) -> Lab:
-        clean_stale()
-        index = next((i for i in range(MAX_LABS) if i not in used_indexes()), None)
-        if index is None:
-            raise UsageError(f"{MAX_LABS} labs are already running: stop one first")
-        lab_id = f"{os.getpid()}-{index}-{next(_SERIAL)}"
-        self.state = LabState(lab_id=lab_id, index=index, owner_pid=os.getpid(),
-                              netns=PREFIX + lab_id, host_if=f"mgb{index}h")
-        self.state.save()
+        with registry_lock():  # labs started at the same time by other processes pick other indexes
+            clean_stale()
+            index = next((i for i in range(MAX_LABS) if i not in used_indexes()), None)
+            if index is None:
+                raise UsageError(f"{MAX_LABS} labs are already running: stop one first")
+            lab_id = f"{os.getpid()}-{index}-{next(_SERIAL)}"
+            self.state = LabState(lab_id=lab_id, index=index, owner_pid=os.getpid(),
+                                  netns=PREFIX + lab_id, host_if=f"mgb{index}h")
+            self.state.save()
         self._catch_sigterm()
         try:
             self._build(index)

@@ -13,7 +13,7 @@ from types import TracebackType
 
 from mgmtbench.emulator import Credentials, EmulatorOptions, EmulatorThread
 from mgmtbench.lab.calibrate import Calibration, calibrate
-from mgmtbench.lab.lab import LabDevice, LinkCounters
+from mgmtbench.lab.lab import LabDevice, LinkCounters, read_counters
 from mgmtbench.lab.profiles import LinkProfile
 
 
@@ -36,7 +36,8 @@ class LocalLab:
 
     @property
     def ca_file(self) -> Path:
-        assert self._emulator is not None and self._emulator.emulator.tls is not None
+        assert self._emulator is not None
+        assert self._emulator.emulator.tls is not None
         return self._emulator.emulator.tls.ca
 
     @property
@@ -61,9 +62,7 @@ class LocalLab:
             self._emulator = None
 
     def counters(self) -> LinkCounters:
-        stats = Path("/sys/class/net/lo/statistics")
-        values = [int((stats / n).read_text()) for n in ("tx_packets", "tx_bytes")]
-        return LinkCounters(values[0], values[1], 0, 0)
+        return read_counters("lo")
 
     def describe(self) -> dict[str, object]:
         cal = self.calibration

@@ -9,11 +9,13 @@ Only namespaces named ``mgmtbench-*`` and interfaces recorded here are ever touc
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import logging
 import os
 import shutil
 import signal
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -52,6 +54,18 @@ class LabState:
             return None
 
 
+@contextlib.contextmanager
+def registry_lock() -> Iterator[None]:
+    """Serialise lab registration across processes (an flock on the state folder)."""
+    STATE_ROOT.mkdir(parents=True, exist_ok=True)
+    with (STATE_ROOT / ".lock").open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -65,7 +79,7 @@ def _alive(pid: int) -> bool:
 def known_labs() -> list[LabState]:
     if not STATE_ROOT.is_dir():
         return []
-    states = [LabState.load(folder) for folder in STATE_ROOT.iterdir() if folder.is_dir()]
+    states = [LabState.load(f) for f in STATE_ROOT.iterdir() if f.is_dir()]
     return [s for s in states if s is not None]
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from mgmtbench.errors import UsageError
 from mgmtbench.lab.backends.veth import VethLink
 from mgmtbench.lab.profiles import LinkProfile
-from mgmtbench.errors import UsageError
 
 
 class NoneBackend(VethLink):
