@@ -21,7 +21,8 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from mgmtbench.emulator import Credentials, EmulatorOptions, EmulatorThread
+from mgmtbench.clients import Target
+from mgmtbench.emulator import Credentials, EmulatorOptions, EmulatorThread, load_platform
 from mgmtbench.emulator.server import DeviceEndpoint
 from mgmtbench.errors import UsageError
 from mgmtbench.lab import Lab
@@ -155,3 +156,23 @@ def lab_for(request: pytest.FixtureRequest, client_keys: ClientKeys) -> Iterator
 @pytest.fixture
 def lab(request: pytest.FixtureRequest, lab_for: Callable[[str], LabLike]) -> LabLike:
     return lab_for(getattr(request, "param", "local"))
+
+
+def make_target(host: str, ssh_port: int, https_port: int, *, platform: str,
+                ca_file: Path | None, known_hosts: Path | None, keys: ClientKeys) -> Target:
+    """A client Target for a device served with the test credentials."""
+    paging = load_platform(platform).style.paging[0].split("<")[0] + "0"
+    return Target(host=host, ssh_port=ssh_port, https_port=https_port, username=USERNAME,
+                  password=PASSWORD, enable_secret=SECRET, platform=platform, ca_file=ca_file,
+                  known_hosts=known_hosts, key_file=keys.private, paging_off=paging)
+
+
+@pytest.fixture
+def ios_target(emulator_for: Callable[[str], EmulatorThread], client_keys: ClientKeys) -> Target:
+    """The session's cisco_ios emulator as a client Target (on 127.0.0.1)."""
+    emu = emulator_for("cisco_ios")
+    endpoint = emu.endpoints[0]
+    assert endpoint.ssh_port and endpoint.https_port and emu.emulator.tls
+    return make_target(endpoint.host, endpoint.ssh_port, endpoint.https_port,
+                       platform="cisco_ios", ca_file=emu.emulator.tls.ca,
+                       known_hosts=emu.emulator.known_hosts, keys=client_keys)

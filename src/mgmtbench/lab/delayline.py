@@ -30,6 +30,7 @@ The TUN interfaces are not persistent: they vanish when this process exits, howe
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import fcntl
 import heapq
@@ -108,10 +109,8 @@ def wire_packets(packet: bytes) -> tuple[int, int]:
 
 
 def _no_timer_slack() -> None:
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0)
 
 
 class Direction:

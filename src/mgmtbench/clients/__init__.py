@@ -1,0 +1,44 @@
+"""Client adapters: one module per library, found by name.
+
+``ADAPTERS`` maps a client name (as in test ids and results) to ``module:Class``; modules are
+imported on demand, so a missing optional library only matters to the adapters that need it and
+gives an install hint (:meth:`Client.missing`).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from mgmtbench.clients.base import (
+    HTTPS_MODES,
+    SSH_MODES,
+    AnyClient,
+    AsyncClient,
+    Client,
+    ClientError,
+    Target,
+    Transport,
+)
+
+ADAPTERS: dict[str, str] = {
+    "paramiko": "mgmtbench.clients.paramiko_client:ParamikoClient",
+}
+
+__all__ = ["ADAPTERS", "HTTPS_MODES", "SSH_MODES", "AnyClient", "AsyncClient", "Client",
+           "ClientError", "Target", "Transport", "adapter", "pairs"]
+
+
+def adapter(name: str) -> type[Client] | type[AsyncClient]:
+    """The adapter class for client ``name``."""
+    if name not in ADAPTERS:
+        from mgmtbench.errors import UsageError
+
+        raise UsageError(f"unknown client {name!r}: choose one of {', '.join(ADAPTERS)}")
+    module, _, cls = ADAPTERS[name].partition(":")
+    found: type[Client] | type[AsyncClient] = getattr(importlib.import_module(module), cls)
+    return found
+
+
+def pairs() -> list[tuple[str, str]]:
+    """Every (client, mode) pair an adapter supports, in a stable order."""
+    return [(name, mode) for name in ADAPTERS for mode in adapter(name).modes]
