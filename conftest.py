@@ -172,7 +172,9 @@ def ios_target(emulator_for: Callable[[str], EmulatorThread], client_keys: Clien
     """The session's cisco_ios emulator as a client Target (on 127.0.0.1)."""
     emu = emulator_for("cisco_ios")
     endpoint = emu.endpoints[0]
-    assert endpoint.ssh_port and endpoint.https_port and emu.emulator.tls
+    assert endpoint.ssh_port
+    assert endpoint.https_port
+    assert emu.emulator.tls
     return make_target(endpoint.host, endpoint.ssh_port, endpoint.https_port,
                        platform="cisco_ios", ca_file=emu.emulator.tls.ca,
                        known_hosts=emu.emulator.known_hosts, keys=client_keys)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import ClassVar
 
@@ -33,7 +33,7 @@ class MissingLibrary(MgmtbenchError):
     """An adapter's optional library is not installed."""
 
 
-class Transport(str, Enum):
+class Transport(StrEnum):
     SSH = "ssh"
     HTTPS = "https"
 
@@ -110,14 +110,14 @@ _DISTRIBUTIONS = {"ssh2": "ssh2-python", "ssh": "ssh-python", "pssh": "parallel-
 class Client(_Common, ABC):
     """A blocking client."""
 
-    def setup(self) -> None:  # noqa: B027 (optional hook)
+    def setup(self) -> None:
         """Untimed preparation (connect, for the modes that reuse a connection)."""
 
     @abstractmethod
     def run(self, commands: list[str]) -> str:
         """One iteration: send ``commands``, return their outputs concatenated."""
 
-    def teardown(self) -> None:  # noqa: B027 (optional hook)
+    def teardown(self) -> None:
         """Close whatever ``setup`` or ``run`` left open."""
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from typing import Any
 
 from mgmtbench.clients.base import REUSING_MODES, SSH_MODES, Client, ClientError, Transport
@@ -58,7 +57,7 @@ class ParamikoClient(Client):
                 self._shell, self._pty = self._guard(lambda: self._open_shell(self._conn))
 
     def run(self, commands: list[str]) -> str:
-        return self._guard(lambda: self._run(commands))
+        return str(self._guard(lambda: self._run(commands)))
 
     def _run(self, commands: list[str]) -> str:
         mode = self.mode
@@ -104,7 +103,7 @@ class ParamikoClient(Client):
     def _guard(self, call: Any) -> Any:
         try:
             return call()
-        except (paramiko.SSHException, OSError, socket.timeout, EOFError) as exc:
+        except (paramiko.SSHException, OSError, EOFError) as exc:
             raise ClientError(f"paramiko: {exc or type(exc).__name__}") from exc
 
 
