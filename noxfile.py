@@ -1,4 +1,5 @@
-"""Developer and CI sessions: ``nox -s tests``, ``nox -s lint``, ``nox -s typecheck``.
+"""Developer and CI sessions: ``nox -s bench`` (the main job), ``nox -s tests``, ``nox -s lint``,
+``nox -s typecheck``.
 
 Sessions install the project with the extras they need into their own virtualenv; extra
 arguments go to the tool (``nox -s tests -- -k netmiko``).
@@ -18,6 +19,23 @@ def tests(session: nox.Session) -> None:
     """The test suite: real emulators, real sockets, real OpenSSH and curl."""
     session.install("-e", ".[test]")
     session.run("pytest", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """The default matrix: every client x its modes, at local, regional and intercontinental,
+    5 commands, against the embedded emulator in a lab. Saves JSON under .benchmarks/.
+
+    Extra arguments go to pytest: ``nox -s bench -- -k regional``,
+    ``nox -s bench -- --commands 1,5,10,25,50 --profiles all``.
+    """
+    session.install("-e", ".[test]")
+    session.run(
+        "pytest", "benchmarks/test_transport_modes.py", "-p", "no:cacheprovider",
+        "--benchmark-autosave", "--benchmark-storage=file://.benchmarks",
+        "--benchmark-columns=mean,median,min,max,stddev", "--benchmark-sort=mean",
+        "-o", "console_output_style=count", "-v", *session.posargs,
+    )
 
 
 @nox.session(python=PYTHON)

@@ -22,6 +22,7 @@ from mgmtbench.clients.base import (
 
 ADAPTERS: dict[str, str] = {
     "paramiko": "mgmtbench.clients.paramiko_client:ParamikoClient",
+    "ssh2": "mgmtbench.clients.ssh2_client:Ssh2Client",
 }
 
 __all__ = ["ADAPTERS", "HTTPS_MODES", "SSH_MODES", "AnyClient", "AsyncClient", "Client",

@@ -176,7 +176,9 @@ class Emulator:
         if self.host_key is None:
             return
         public = self.host_key.export_public_key("openssh").decode().strip()
-        lines = [f"[{e.host}]:{e.ssh_port} {public}" for e in self.endpoints if e.ssh_port]
+        # OpenSSH's form: a bare host for port 22, "[host]:port" otherwise.
+        lines = [f"{e.host if e.ssh_port == 22 else f'[{e.host}]:{e.ssh_port}'} {public}"
+                 for e in self.endpoints if e.ssh_port]
         self.known_hosts.write_text("\n".join(lines) + "\n")
 
 

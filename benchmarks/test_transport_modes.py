@@ -1,0 +1,75 @@
+"""The main job: the same commands, to the same device, over the same impaired link, through
+every client library and usage mode, side by side.
+
+Parametrised over client x mode (every pair an adapter supports), profile and command count,
+chosen with ``--profiles``, ``--commands`` and ``--clients`` (see benchmarks/conftest.py). Test
+ids read ``[paramiko-reuse-conn-regional-5cmd]``, so ``-k "regional and pty-fresh"`` selects.
+Connection set-up is inside the timed part for the fresh modes and outside it for the reusing ones
+(the adapter's ``setup``). Every round's output is checked against the transcripts.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+from pytest_benchmark.fixture import BenchmarkFixture
+
+from benchmarks.transport import Driver, command_list, expected_output, timing_info
+from conftest import ClientKeys, LabLike, make_target
+from mgmtbench.clients import adapter
+
+PLATFORM = "cisco_ios"
+TARGET_SECONDS = 3.0  # time budget per benchmark: rounds = budget / one round, within limits
+MIN_ROUNDS, MAX_ROUNDS = 3, 30
+
+
+def test_transport_mode(benchmark: BenchmarkFixture, lab_for: Callable[[str], LabLike],
+                        client_keys: ClientKeys, client: str, mode: str, profile: str,
+                        commands: int) -> None:
+    cls = adapter(client)
+    hint = cls.missing()
+    if hint:
+        pytest.skip(hint)
+    lab = lab_for(profile)
+    device = lab.devices[0]
+    target = make_target(device.address, device.ssh_port, device.https_port, platform=PLATFORM,
+                         ca_file=lab.ca_file, known_hosts=lab.known_hosts, keys=client_keys)
+    cmds = command_list(PLATFORM, commands)
+    want = expected_output(PLATFORM, device.hostname, cmds)
+    driver = Driver(cls(target, mode))
+    outputs: list[str] = []
+
+    def one_round() -> None:
+        outputs.append(driver.run(cmds))
+
+    driver.setup()
+    try:
+        start = time.perf_counter()
+        one_round()  # warm-up, and the first check of the answer
+        rounds = int(min(MAX_ROUNDS, max(MIN_ROUNDS, TARGET_SECONDS / (time.perf_counter() - start))))
+        before = lab.counters()
+        benchmark.group = f"{profile}, {commands} commands"
+        benchmark.pedantic(one_round, rounds=rounds, iterations=1)
+        traffic = lab.counters() - before
+    finally:
+        driver.teardown()
+    wrong = [i for i, out in enumerate(outputs) if out != want]
+    assert not wrong, f"rounds {wrong} returned wrong output (first: {outputs[wrong[0]][:200]!r})"
+
+    info = lab.describe()
+    data = list(benchmark.stats.stats.data) if benchmark.stats else []
+    benchmark.extra_info.update({
+        "client": client, "mode": mode, "profile": profile, "commands": commands,
+        "transport": str(cls.transport),
+        "backend": info["backend"],
+        "configured_rtt_ms": info["configured_rtt_ms"],
+        "measured_rtt_ms": info["measured_rtt_ms"],
+        **(timing_info(data, info["measured_rtt_ms"]) if data else {}),  # type: ignore[arg-type]
+        "packets_per_iteration": round(traffic.packets / rounds, 1),
+        "bytes_per_iteration": round(traffic.bytes / rounds),
+        "packets_to_device": round(traffic.tx_packets / rounds, 1),
+        "packets_from_device": round(traffic.rx_packets / rounds, 1),
+        "versions": cls.versions(),
+    })

@@ -1,0 +1,216 @@
+"""ssh2-python (libssh2) in blocking mode: exec channels, a PTY shell, pipelined channels.
+
+One :class:`ssh2.session.Session` over a plain socket, password authentication. The host key is
+checked against ``target.known_hosts`` with libssh2's known-hosts API when a file is given
+(``knownhost_init``/``readfile``/``checkp``; the emulator writes ``[host]:port`` entries, which
+``checkp`` matches); with no file it is not verified.
+
+``pipelined`` opens every command's channel first, then sends every exec request, then reads the
+channels in order. libssh2 in blocking mode sends each request and waits for its reply before
+returning, so the channel opens and exec requests are serialised round trips (unlike paramiko,
+which does not wait for the exec reply); the outputs, though, come back concurrently on the one
+connection and libssh2 queues the packets of the channels not being read. It is the most
+pipelining this library allows in blocking mode.
+
+The PTY request carries only the terminal type (``Channel.pty(term)``): libssh2's default size
+applies (80x24); ``terminal width 511`` in the session prep sets the device's width.
+"""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+from mgmtbench.clients.base import REUSING_MODES, SSH_MODES, Client, ClientError, Transport
+from mgmtbench.clients.pty import SyncPty
+
+try:
+    from ssh2 import knownhost as ssh2_knownhost
+    from ssh2 import session as ssh2_session
+    from ssh2.exceptions import SSH2Error
+except ImportError:  # reported by Client.missing()
+    ssh2_knownhost = ssh2_session = None
+    SSH2Error = OSError
+
+_TIMEOUT_MS = 30_000
+_CHUNK = 65536
+
+
+class _Conn:
+    """A socket and the libssh2 session on it."""
+
+    def __init__(self, sock: socket.socket, session: Any) -> None:
+        self.sock, self.session = sock, session
+
+    def close(self) -> None:
+        try:
+            self.session.disconnect()
+        except SSH2Error:
+            pass  # the peer may be gone already; the socket closes anyway
+        finally:
+            self.sock.close()
+
+
+class Ssh2Client(Client):
+    name = "ssh2"
+    transport = Transport.SSH
+    modes = SSH_MODES
+    extra = "ssh2"
+    needs = ("ssh2",)
+
+    _conn: _Conn | None = None
+    _pty: SyncPty | None = None
+    _shell: Any = None
+
+    def _connect(self) -> _Conn:
+        t = self.target
+        sock = socket.create_connection((t.host, t.ssh_port), timeout=30)
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            session = ssh2_session.Session()
+            session.set_timeout(_TIMEOUT_MS)
+            session.handshake(sock)
+            conn = _Conn(sock, session)
+        except BaseException:
+            sock.close()
+            raise
+        try:
+            self._check_host_key(session)
+            session.userauth_password(t.username, t.password)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _check_host_key(self, session: Any) -> None:
+        t = self.target
+        if t.known_hosts is None:
+            return
+        key, key_type = session.hostkey()
+        kind = _KEY_TYPES.get(key_type)
+        if kind is None:
+            raise ClientError(f"ssh2: cannot check a host key of libssh2 type {key_type}")
+        known = session.knownhost_init()
+        known.readfile(str(t.known_hosts))
+        mask = (ssh2_knownhost.LIBSSH2_KNOWNHOST_TYPE_PLAIN
+                | ssh2_knownhost.LIBSSH2_KNOWNHOST_KEYENC_RAW | kind)
+        known.checkp(t.host.encode(), t.ssh_port, key, mask)  # raises on mismatch / not found
+
+    def _exec(self, conn: _Conn, command: str) -> str:
+        channel = conn.session.open_session()
+        try:
+            channel.execute(command)
+            return _read_all(channel)
+        finally:
+            _close(channel)
+
+    def _open_shell(self, conn: _Conn) -> tuple[Any, SyncPty]:
+        shell = conn.session.open_session()
+        shell.pty("vt100")
+        shell.shell()
+
+        def recv() -> bytes:
+            size, data = shell.read(_CHUNK)
+            return bytes(data) if size > 0 else b""
+
+        pty = SyncPty(shell.write, recv)
+        pty.prepare(self.target)
+        return shell, pty
+
+    def setup(self) -> None:
+        if self.mode in REUSING_MODES:
+            self._conn = self._guard(self._connect)
+            if self.mode == "pty-reuse":
+                self._shell, self._pty = self._guard(lambda: self._open_shell(self._conn))
+
+    def run(self, commands: list[str]) -> str:
+        return str(self._guard(lambda: self._run(commands)))
+
+    def _run(self, commands: list[str]) -> str:
+        mode = self.mode
+        if mode == "reuse-conn":
+            assert self._conn is not None
+            return "".join(self._exec(self._conn, c) for c in commands)
+        if mode == "pty-reuse":
+            assert self._pty is not None
+            return "".join(self._pty.command(c) for c in commands)
+        if mode == "pipelined":
+            return self._pipelined(commands)
+        conn = self._connect()
+        try:
+            if mode == "fresh-conn":
+                return "".join(self._exec(conn, c) for c in commands)
+            if mode == "batch-exec":
+                return self._exec(conn, "\n".join(commands))
+            shell, pty = self._open_shell(conn)  # pty-fresh
+            try:
+                return "".join(pty.command(c) for c in commands)
+            finally:
+                _close(shell, wait=False)
+        finally:
+            conn.close()
+
+    def _pipelined(self, commands: list[str]) -> str:
+        assert self._conn is not None
+        channels = []
+        try:
+            for _ in commands:
+                channels.append(self._conn.session.open_session())
+            for channel, command in zip(channels, commands, strict=True):
+                channel.execute(command)
+            return "".join(_read_all(channel) for channel in channels)
+        finally:
+            for channel in channels:
+                _close(channel)
+
+    def teardown(self) -> None:
+        try:
+            if self._shell is not None:
+                _close(self._shell, wait=False)
+            if self._conn is not None:
+                self._conn.close()
+        finally:
+            self._conn = self._shell = self._pty = None
+
+    def _guard(self, call: Any) -> Any:
+        try:
+            return call()
+        except (SSH2Error, OSError) as exc:
+            raise ClientError(f"ssh2: {exc or type(exc).__name__}") from exc
+
+
+def _read_all(channel: Any) -> str:
+    chunks = []
+    while True:
+        size, data = channel.read(_CHUNK)
+        if size <= 0:
+            break
+        chunks.append(bytes(data))
+    channel.wait_eof()
+    return b"".join(chunks).decode("ascii", "replace")
+
+
+def _close(channel: Any, wait: bool = True) -> None:
+    """Close a channel; ``wait`` for the peer's close (exec channels, which have ended)."""
+    try:
+        channel.close()
+        if wait:
+            channel.wait_closed()
+            channel.get_exit_status()
+    except SSH2Error:
+        pass  # already closed by the peer or the session is gone: nothing left to release
+
+
+_KEY_TYPES: dict[int, int] = {}
+if ssh2_session is not None:
+    _KEY_TYPES = {
+        ssh2_session.LIBSSH2_HOSTKEY_TYPE_RSA: ssh2_knownhost.LIBSSH2_KNOWNHOST_KEY_SSHRSA,
+        ssh2_session.LIBSSH2_HOSTKEY_TYPE_DSS: ssh2_knownhost.LIBSSH2_KNOWNHOST_KEY_SSHDSS,
+        ssh2_session.LIBSSH2_HOSTKEY_TYPE_ECDSA_256:
+            ssh2_knownhost.LIBSSH2_KNOWNHOST_KEY_ECDSA_256,
+        ssh2_session.LIBSSH2_HOSTKEY_TYPE_ECDSA_384:
+            ssh2_knownhost.LIBSSH2_KNOWNHOST_KEY_ECDSA_384,
+        ssh2_session.LIBSSH2_HOSTKEY_TYPE_ECDSA_521:
+            ssh2_knownhost.LIBSSH2_KNOWNHOST_KEY_ECDSA_521,
+        ssh2_session.LIBSSH2_HOSTKEY_TYPE_ED25519: ssh2_knownhost.LIBSSH2_KNOWNHOST_KEY_ED25519,
+    }
