@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
+from pathlib import Path
 
+import asyncssh
 import pytest
 
 from mgmtbench.clients import AsyncClient, Client, ClientError, Target, adapter, pairs
@@ -51,9 +53,13 @@ def test_adapter_mode_returns_the_transcripts(name: str, mode: str, ios_target: 
 
 
 @pytest.mark.parametrize("name", sorted({c for c, _ in PAIRS}))
-def test_library_errors_become_client_errors(name: str, ios_target: Target) -> None:
+def test_library_errors_become_client_errors(name: str, ios_target: Target,
+                                             tmp_path: Path) -> None:
     cls = adapter(name)
-    wrong = replace(ios_target, password="wrong-password")
+    stranger = tmp_path / "id_stranger"  # a key the device does not accept (openssh logs in by key)
+    asyncssh.generate_private_key("ssh-ed25519").write_private_key(str(stranger))
+    stranger.chmod(0o600)
+    wrong = replace(ios_target, password="wrong-password", key_file=stranger)
     mode = cls.modes[0]
     with pytest.raises(ClientError):
         drive(cls(wrong, mode), ["show clock"], rounds=1)

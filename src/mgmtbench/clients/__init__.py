@@ -23,6 +23,15 @@ from mgmtbench.clients.base import (
 ADAPTERS: dict[str, str] = {
     "paramiko": "mgmtbench.clients.paramiko_client:ParamikoClient",
     "ssh2": "mgmtbench.clients.ssh2_client:Ssh2Client",
+    "pssh-ssh2": "mgmtbench.clients.pssh_client:PsshSsh2Client",
+    "pssh-ssh": "mgmtbench.clients.pssh_client:PsshSshClient",
+    "asyncssh": "mgmtbench.clients.asyncssh_client:AsyncsshClient",
+    "openssh": "mgmtbench.clients.openssh_client:OpensshClient",
+    "httpx": "mgmtbench.clients.httpx_client:HttpxClient",
+    "httpx-async": "mgmtbench.clients.httpx_client:HttpxAsyncClient",
+    "netmiko": "mgmtbench.clients.netmiko_client:NetmikoClient",
+    "scrapli-bin": "mgmtbench.clients.scrapli_client:ScrapliBinClient",
+    "scrapli-ssh2": "mgmtbench.clients.scrapli_client:ScrapliSsh2Client",
 }
 
 __all__ = ["ADAPTERS", "HTTPS_MODES", "SSH_MODES", "AnyClient", "AsyncClient", "Client",

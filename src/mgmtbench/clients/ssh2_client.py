@@ -12,6 +12,10 @@ which does not wait for the exec reply); the outputs, though, come back concurre
 connection and libssh2 queues the packets of the channels not being read. It is the most
 pipelining this library allows in blocking mode.
 
+The socket is a plain ``socket.create_connection`` as in ssh2-python's examples: Nagle's algorithm
+stays on (no ``TCP_NODELAY``), like paramiko's own socket. Sequential channels on one connection
+then wait for the device's delayed ACK (~40 ms on Linux) before each new channel open.
+
 The PTY request carries only the terminal type (``Channel.pty(term)``): libssh2's default size
 applies (80x24); ``terminal width 511`` in the session prep sets the device's width.
 """
@@ -65,8 +69,8 @@ class Ssh2Client(Client):
     def _connect(self) -> _Conn:
         t = self.target
         sock = socket.create_connection((t.host, t.ssh_port), timeout=30)
+        sock.settimeout(None)  # a blocking descriptor for libssh2, which has its own timeout
         try:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             session = ssh2_session.Session()
             session.set_timeout(_TIMEOUT_MS)
             session.handshake(sock)
@@ -121,7 +125,11 @@ class Ssh2Client(Client):
         if self.mode in REUSING_MODES:
             self._conn = self._guard(self._connect)
             if self.mode == "pty-reuse":
-                self._shell, self._pty = self._guard(lambda: self._open_shell(self._conn))
+                try:
+                    self._shell, self._pty = self._guard(lambda: self._open_shell(self._conn))
+                except BaseException:
+                    self.teardown()
+                    raise
 
     def run(self, commands: list[str]) -> str:
         return str(self._guard(lambda: self._run(commands)))
@@ -176,7 +184,19 @@ class Ssh2Client(Client):
         try:
             return call()
         except (SSH2Error, OSError) as exc:
-            raise ClientError(f"ssh2: {exc or type(exc).__name__}") from exc
+            raise ClientError(f"ssh2: {_message(exc)}") from exc
+
+
+def _message(exc: BaseException) -> str:
+    """ssh2-python's exceptions carry a format and its arguments: put them together."""
+    args = exc.args
+    if args and isinstance(args[0], str) and "%" in args[0]:
+        try:
+            return args[0] % tuple(a.decode("ascii", "replace") if isinstance(a, bytes) else a
+                                   for a in args[1:])
+        except (TypeError, ValueError):
+            pass
+    return str(exc) or type(exc).__name__
 
 
 def _read_all(channel: Any) -> str:

@@ -1,0 +1,267 @@
+"""The OpenSSH client binary (``ssh``) in subprocesses: one process per exec, ControlMaster
+multiplexing for connection reuse, ``ssh -tt`` for a PTY shell.
+
+Every ``ssh`` runs with an empty configuration (``-F /dev/null``), never asks (``BatchMode``),
+logs in with ``target.key_file`` only (``IdentitiesOnly``; public-key login: the password is not
+used, and a target without a key file is refused) and checks the host key strictly against
+``target.known_hosts`` (with no known_hosts file the host key is not checked).
+``LogLevel=ERROR`` keeps informational lines ("Connection to ... closed.") out of stderr.
+
+Modes:
+
+- ``fresh-conn``: one ``ssh host command`` process per command.
+- ``batch-exec``: one process, the commands joined with newlines as its command.
+- ``reuse-conn``: a real ControlMaster started in ``setup`` (``ssh -M -S <socket> -o
+  ControlPersist=yes -fN``); each command is an ``ssh -S <socket>`` process, a multiplexing
+  client that asks the master for a new channel on its connection. ``teardown`` stops the master
+  (``-O exit``).
+- ``pipelined``: every command's ``ssh -S <socket>`` process started at once, then collected in
+  order: the master multiplexes their channels on its one connection.
+- ``pty-fresh`` / ``pty-reuse``: ``ssh -tt -e none host`` (a shell with a remote PTY, ``TERM=vt100``,
+  no escape character) over stdin/stdout pipes, driven by the shared PTY steps; a new process per
+  iteration, or one started in ``setup``. The PTY's size is 0x0: ``ssh`` takes it from a local
+  terminal and there is none (``terminal width 511`` in the session prep sets the device's width).
+
+Exit status 255 is ``ssh``'s own failure and becomes :class:`ClientError` with ssh's last stderr
+line; any other status is the remote command's and, as with the library clients, is ignored.
+
+Timing notes: every command costs a fork/exec of ``ssh`` (and, without the master, a full
+connection: key exchange and a public-key signature); with the master, a Unix-socket round trip
+to it and a channel open. ``ssh`` sets ``TCP_NODELAY`` on interactive (PTY) sessions only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import IO, Any
+
+from mgmtbench.clients.base import REUSING_MODES, SSH_MODES, Client, ClientError, Transport
+from mgmtbench.clients.pty import SyncPty
+
+_TIMEOUT = 30  # seconds: connect, and one command
+_CHUNK = 65536
+
+
+class OpensshClient(Client):
+    name = "openssh"
+    transport = Transport.SSH
+    modes = SSH_MODES
+    extra = "all"  # not a Python library: the hint comes from missing()
+    needs = ()
+
+    _dir: tempfile.TemporaryDirectory[str] | None = None
+    _socket: Path | None = None
+    _shell: subprocess.Popen[bytes] | None = None
+    _pty: SyncPty | None = None
+
+    @classmethod
+    def missing(cls) -> str | None:
+        if shutil.which("ssh") is None:
+            return f"client {cls.name} needs the ssh binary on PATH: install openssh-client"
+        return super().missing()
+
+    @classmethod
+    def versions(cls) -> dict[str, str]:
+        try:
+            done = subprocess.run(["ssh", "-V"], capture_output=True, timeout=10, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return {}
+        text = (done.stderr or done.stdout).decode("ascii", "replace").strip()
+        return {"openssh": text.split(",")[0]} if text else {}
+
+    def _base(self, *options: str) -> list[str]:
+        """``ssh`` with the common options, then ``options``, up to the destination."""
+        t = self.target
+        if t.key_file is None:
+            raise ClientError("openssh: the OpenSSH client logs in with a key: the target has "
+                              "no key_file")
+        if t.known_hosts is not None:
+            hosts = ["-o", f"UserKnownHostsFile={t.known_hosts}",
+                     "-o", "StrictHostKeyChecking=yes"]
+        else:
+            hosts = ["-o", "UserKnownHostsFile=/dev/null", "-o", "StrictHostKeyChecking=no"]
+        return ["ssh", "-F", "/dev/null", "-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes",
+                "-i", str(t.key_file), *hosts, "-o", "GlobalKnownHostsFile=/dev/null",
+                "-o", f"ConnectTimeout={_TIMEOUT}", "-o", "LogLevel=ERROR",
+                "-p", str(t.ssh_port), "-l", t.username, *options, t.host]
+
+    def _mux(self) -> list[str]:
+        """``ssh`` as a client of the ControlMaster (never a connection of its own)."""
+        if self._socket is None or not self._socket.exists():
+            raise ClientError("openssh: the ControlMaster is gone")
+        return self._base("-S", str(self._socket), "-o", "ControlMaster=no")
+
+    def _exec(self, args: list[str], command: str) -> str:
+        return _finish(_start([*args, command]))
+
+    def _start_master(self) -> None:
+        self._dir = tempfile.TemporaryDirectory(prefix="mgmtbench-ssh-")
+        self._socket = Path(self._dir.name) / "master"
+        log = Path(self._dir.name) / "master.log"
+        # -f: ssh forks into the background once logged in; its stderr goes to a file, since a
+        # pipe would stay open in the background master.
+        with log.open("wb") as err:
+            done = subprocess.run(
+                self._base("-M", "-S", str(self._socket), "-o", "ControlPersist=yes", "-fN"),
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                timeout=_TIMEOUT + 5, check=False)
+        if done.returncode != 0 or not self._socket.exists():
+            raise ClientError(f"openssh: ControlMaster failed: {_last_line(log.read_bytes())}")
+
+    def _stop_master(self) -> None:
+        if self._socket is not None and self._socket.exists():
+            subprocess.run(self._base("-S", str(self._socket), "-O", "exit"),
+                           stdin=subprocess.DEVNULL, capture_output=True, timeout=_TIMEOUT,
+                           check=False)
+        if self._dir is not None:
+            self._dir.cleanup()
+        self._dir = self._socket = None
+
+    def _open_shell(self) -> tuple[subprocess.Popen[bytes], SyncPty]:
+        shell = subprocess.Popen(self._base("-tt", "-e", "none"), stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 env={**os.environ, "TERM": "vt100"})
+        assert shell.stdin is not None
+        assert shell.stdout is not None
+        stdin, stdout = shell.stdin.fileno(), shell.stdout.fileno()
+
+        def send(data: bytes) -> None:
+            while data:
+                data = data[os.write(stdin, data):]
+
+        def recv() -> bytes:
+            if not select.select([stdout], [], [], _TIMEOUT)[0]:
+                raise ClientError("openssh: no output from the device")
+            data = os.read(stdout, _CHUNK)
+            if not data:  # ssh ended: say why
+                err = _stderr_of(shell)
+                _close_shell(shell)
+                raise ClientError(f"openssh: ssh exited: {_last_line(err)}")
+            return data
+
+        pty = SyncPty(send, recv)
+        try:
+            pty.prepare(self.target)
+        except BaseException:
+            _close_shell(shell)
+            raise
+        return shell, pty
+
+    def setup(self) -> None:
+        try:
+            if self.mode in ("reuse-conn", "pipelined"):
+                self._guard(self._start_master)
+            elif self.mode == "pty-reuse":
+                self._shell, self._pty = self._guard(self._open_shell)
+            else:
+                assert self.mode not in REUSING_MODES
+                self._base()  # refuse a target without a key file before the timed part
+        except BaseException:
+            self.teardown()
+            raise
+
+    def run(self, commands: list[str]) -> str:
+        return str(self._guard(lambda: self._run(commands)))
+
+    def _run(self, commands: list[str]) -> str:
+        mode = self.mode
+        if mode == "fresh-conn":
+            return "".join(self._exec(self._base(), c) for c in commands)
+        if mode == "batch-exec":
+            return self._exec(self._base(), "\n".join(commands))
+        if mode == "reuse-conn":
+            return "".join(self._exec(self._mux(), c) for c in commands)
+        if mode == "pipelined":
+            args = self._mux()
+            processes: list[subprocess.Popen[bytes]] = []
+            try:
+                for command in commands:
+                    processes.append(_start([*args, command]))
+                return "".join([_finish(p) for p in processes])
+            finally:
+                for process in processes:
+                    _reap(process)
+        if mode == "pty-reuse":
+            assert self._pty is not None
+            return "".join(self._pty.command(c) for c in commands)
+        shell, pty = self._open_shell()  # pty-fresh
+        try:
+            return "".join(pty.command(c) for c in commands)
+        finally:
+            _close_shell(shell)
+
+    def teardown(self) -> None:
+        shell, self._shell, self._pty = self._shell, None, None
+        try:
+            if shell is not None:
+                _close_shell(shell)
+        finally:
+            self._guard(self._stop_master)
+
+    def _guard(self, call: Any) -> Any:
+        try:
+            return call()
+        except subprocess.TimeoutExpired as exc:
+            raise ClientError(f"openssh: timed out after {exc.timeout:g} s") from exc
+        except OSError as exc:
+            raise ClientError(f"openssh: {exc}") from exc
+
+
+def _start(args: list[str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+
+
+def _finish(process: subprocess.Popen[bytes]) -> str:
+    """Wait for an exec process; its stdout, or ClientError if ssh itself failed."""
+    try:
+        out, err = process.communicate(timeout=_TIMEOUT)
+    finally:
+        _reap(process)
+    if process.returncode == 255:
+        raise ClientError(f"openssh: {_last_line(err)}")
+    return out.decode("ascii", "replace")
+
+
+def _reap(process: subprocess.Popen[bytes]) -> None:
+    """Kill a process still running (after an error) and collect it."""
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+    for stream in (process.stdout, process.stderr, process.stdin):
+        if stream is not None:
+            stream.close()
+
+
+def _close_shell(shell: subprocess.Popen[bytes]) -> None:
+    """End an ``ssh -tt`` session: EOF on its stdin (ssh then closes the channel), wait a
+    moment, then kill it."""
+    if shell.stdin is not None:
+        with contextlib.suppress(OSError):
+            shell.stdin.close()
+    try:
+        shell.wait(timeout=2)
+    except subprocess.TimeoutExpired:
+        shell.kill()
+        shell.wait()
+    _reap(shell)
+
+
+def _stderr_of(process: subprocess.Popen[bytes]) -> bytes:
+    stream: IO[bytes] | None = process.stderr
+    if stream is None or stream.closed:
+        return b""
+    with contextlib.suppress(OSError, ValueError):
+        return stream.read()
+    return b""
+
+
+def _last_line(err: bytes) -> str:
+    lines = [line.strip() for line in err.decode("ascii", "replace").splitlines() if line.strip()]
+    return lines[-1] if lines else "ssh failed without a message"

@@ -1,0 +1,254 @@
+"""parallel-ssh single-host clients: ``pssh-ssh2`` (libssh2 via ssh2-python) and ``pssh-ssh``
+(libssh via ssh-python), both non-blocking under gevent.
+
+Each ``run_command`` opens a channel and sends the exec request (one round trip each, awaited in
+turn: libssh2 and libssh keep one open/request state per session, so channels cannot be opened
+concurrently) and starts two reader greenlets (stdout and stderr) that fill the output's buffers.
+
+Output: the library's ``HostOutput.stdout`` yields *decoded lines without their line endings*
+(``\\n`` and ``\\r\\n`` both end a line, and whether the last line had one is lost) and decodes
+strictly. The adapter instead reads the same buffer the line iterator reads
+(``HostOutput.buffers.stdout.rw_buffer``, filled by the same reader greenlet), so it gets the exact
+bytes and decodes them as ascii-replace like every other adapter; the comparison with the
+transcripts stays exact. The PTY modes need the raw buffer anyway: a prompt has no line ending,
+so the line iterator would hold it back until the channel closes.
+
+PTY modes use the library's :class:`~pssh.clients.base.single.InteractiveShell` on a channel
+that has been given a PTY first (``open_shell()`` requests no PTY), writing with
+``eagain_write`` and reading the raw stdout buffer.
+
+Modes: all six. ``pipelined`` issues every ``run_command`` on one connection, then reads every
+output: the reader greenlets collect the outputs concurrently.
+
+Timing notes: connections are made with ``num_retries=1`` (no retry, no 5 s retry delay),
+``allow_agent=False``, ``identity_auth=False`` (password only, no probing of ~/.ssh keys) and, for
+pssh-ssh2, ``keepalive_seconds=0`` (no keepalive greenlet). pssh-ssh2 runs the SSH handshake in
+gevent's thread pool (a real thread). While waiting, the library polls the socket with a 1 ms
+timeout in a loop (``poll(timeout=1)`` then retry, in every reader greenlet), so it burns CPU
+while it waits for the device (measured: ~12% of a core with one idle shell channel): harmless
+for latency on its own, but it competes with an in-process emulator for the GIL and skews
+concurrency runs. Importing the library sets ``gevent.hub.Hub.NOT_ERROR = (Exception,)``
+process-wide (gevent stops reporting greenlet errors).
+
+Like paramiko, neither client sets ``TCP_NODELAY``: consecutive channels on one connection wait
+for the device's delayed ACK (~40 ms on Linux) before each new channel open.
+
+Host keys are not verified: neither client has a known-hosts option.
+
+pssh-ssh2 leaks its socket's file descriptor on disconnect (``_disconnect`` shuts the socket down
+and ``detach()``es it without closing it); the adapter closes that descriptor itself after
+leaving the client, or fresh-connection runs would run out of descriptors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from mgmtbench.clients.base import REUSING_MODES, SSH_MODES, Client, ClientError, Transport
+from mgmtbench.clients.pty import SyncPty
+
+try:
+    import gevent
+    from pssh import exceptions as pssh_exceptions
+    from pssh.clients.base.single import InteractiveShell
+except ImportError:  # reported by Client.missing()
+    gevent = pssh_exceptions = InteractiveShell = None
+
+_TIMEOUT = 30
+
+
+def _library_errors() -> tuple[type[BaseException], ...]:
+    """Every exception the libraries raise that means 'this session failed'."""
+    errors: list[type[BaseException]] = [OSError, EOFError]
+    if pssh_exceptions is not None:
+        errors += [pssh_exceptions.AuthenticationError, pssh_exceptions.SessionError,
+                   pssh_exceptions.Timeout, pssh_exceptions.UnknownHostError,
+                   pssh_exceptions.NoIPv6AddressFoundError, pssh_exceptions.ShellError,
+                   pssh_exceptions.SSHError]
+    with contextlib.suppress(ImportError):
+        from ssh2.exceptions import SSH2Error
+
+        errors.append(SSH2Error)
+    with contextlib.suppress(ImportError):
+        from ssh.exceptions import BaseSSHError
+
+        errors.append(BaseSSHError)
+    return tuple(errors)
+
+
+class _PsshClient(Client):
+    """What the two parallel-ssh clients share; subclasses name the client class and the PTY
+    request."""
+
+    transport = Transport.SSH
+    modes = SSH_MODES
+    extra = "parallel-ssh"
+    _errors: ClassVar[tuple[type[BaseException], ...] | None] = None
+    #: The client detaches its socket on exit without closing the descriptor (pssh-ssh2).
+    _leaks_socket: ClassVar[bool] = False
+
+    _stack: contextlib.ExitStack | None = None
+    _conn: Any = None
+    _pty: SyncPty | None = None
+
+    def _client_class(self) -> Any:
+        raise NotImplementedError
+
+    def _client_options(self) -> dict[str, Any]:
+        return {}
+
+    def _request_pty(self, conn: Any, channel: Any) -> None:
+        raise NotImplementedError
+
+    def _connect(self, stack: contextlib.ExitStack) -> Any:
+        t = self.target
+        conn = self._client_class()(
+            t.host, user=t.username, password=t.password, port=t.ssh_port, num_retries=1,
+            timeout=_TIMEOUT, allow_agent=False, identity_auth=False, **self._client_options())
+        if self._leaks_socket and conn.sock is not None:
+            stack.callback(_closer_of_leaked(conn.sock.fileno()))  # after the client's own exit
+        return stack.enter_context(conn)
+
+    def _exec(self, conn: Any, command: str) -> str:
+        return _collect(conn, conn.run_command(command))
+
+    def _open_shell(self, conn: Any, stack: contextlib.ExitStack) -> SyncPty:
+        channel = conn.open_session()
+        stack.callback(conn.close_channel, channel)
+        self._request_pty(conn, channel)
+        shell = InteractiveShell(channel, conn)
+        buffers = shell.output.buffers
+        # The shell never ends by itself: stop its reader greenlets before the channel closes
+        # (runs first: the stack unwinds last in, first out), or they poll a closed socket.
+        stack.callback(gevent.killall, [buffers.stdout.reader, buffers.stderr.reader])
+        chunks = iter(buffers.stdout.rw_buffer)
+
+        def send(data: bytes) -> None:
+            conn.eagain_write(channel.write, data)
+
+        def recv() -> bytes:
+            with gevent.Timeout(_TIMEOUT, TimeoutError("no output from the device")):
+                return bytes(next(chunks, b""))
+
+        pty = SyncPty(send, recv)
+        pty.prepare(self.target)
+        return pty
+
+    def setup(self) -> None:
+        if self.mode in REUSING_MODES:
+            self._stack = contextlib.ExitStack()
+            try:
+                self._conn = self._guard(lambda: self._connect(self._stack))
+                if self.mode == "pty-reuse":
+                    self._pty = self._guard(lambda: self._open_shell(self._conn, self._stack))
+            except BaseException:
+                self.teardown()
+                raise
+
+    def run(self, commands: list[str]) -> str:
+        return str(self._guard(lambda: self._run(commands)))
+
+    def _run(self, commands: list[str]) -> str:
+        mode = self.mode
+        if mode == "reuse-conn":
+            return "".join(self._exec(self._conn, c) for c in commands)
+        if mode == "pty-reuse":
+            assert self._pty is not None
+            return "".join(self._pty.command(c) for c in commands)
+        if mode == "pipelined":
+            outputs = [self._conn.run_command(c) for c in commands]
+            return "".join(_collect(self._conn, output) for output in outputs)
+        with contextlib.ExitStack() as stack:
+            conn = self._connect(stack)
+            if mode == "fresh-conn":
+                return "".join(self._exec(conn, c) for c in commands)
+            if mode == "batch-exec":
+                return self._exec(conn, "\n".join(commands))
+            pty = self._open_shell(conn, stack)  # pty-fresh
+            return "".join(pty.command(c) for c in commands)
+
+    def teardown(self) -> None:
+        stack, self._stack = self._stack, None
+        self._conn = self._pty = None
+        if stack is not None:
+            self._guard(stack.close)
+
+    def _guard(self, call: Any) -> Any:
+        errors = type(self)._errors
+        if errors is None:
+            errors = type(self)._errors = _library_errors()
+        try:
+            return call()
+        except errors as exc:
+            raise ClientError(f"{self.name}: {_message(exc)}") from exc
+
+
+class PsshSsh2Client(_PsshClient):
+    """``pssh.clients.native.single.SSHClient`` (libssh2)."""
+
+    name = "pssh-ssh2"
+    needs = ("pssh", "ssh2")
+    _leaks_socket = True
+
+    def _client_class(self) -> Any:
+        from pssh.clients.native.single import SSHClient
+
+        return SSHClient
+
+    def _client_options(self) -> dict[str, Any]:
+        return {"keepalive_seconds": 0}
+
+    def _request_pty(self, conn: Any, channel: Any) -> None:
+        conn.eagain(channel.pty, "vt100")  # libssh2 takes no size: 80x24
+
+
+class PsshSshClient(_PsshClient):
+    """``pssh.clients.ssh.single.SSHClient`` (libssh)."""
+
+    name = "pssh-ssh"
+    needs = ("pssh", "ssh")
+
+    def _client_class(self) -> Any:
+        from pssh.clients.ssh.single import SSHClient
+
+        return SSHClient
+
+    def _request_pty(self, conn: Any, channel: Any) -> None:
+        conn.eagain(channel.request_pty_size, "vt100", 511, 24)
+
+
+def _message(exc: BaseException) -> str:
+    """parallel-ssh's exceptions carry a format and its arguments: put them together."""
+    args = exc.args
+    if args and isinstance(args[0], str) and "%" in args[0]:
+        try:
+            return args[0] % args[1:]
+        except (TypeError, ValueError):
+            pass
+    return str(exc) or type(exc).__name__
+
+
+def _collect(conn: Any, output: Any) -> str:
+    """All of a command's stdout, exactly as sent, then wait for the channel's end and close it."""
+    with gevent.Timeout(_TIMEOUT, TimeoutError("timed out reading the command's output")):
+        data = b"".join(output.buffers.stdout.rw_buffer)
+        conn.wait_finished(output)
+        gevent.joinall([output.buffers.stdout.reader, output.buffers.stderr.reader],
+                       raise_error=True)
+    return data.decode("ascii", "replace")
+
+
+def _closer_of_leaked(fd: int) -> Callable[[], None]:
+    """A callback that closes descriptor ``fd`` once the library has detached it, if it is still
+    the same socket (same inode: the number has not been reused in between)."""
+    inode = os.fstat(fd).st_ino
+
+    def close() -> None:
+        with contextlib.suppress(OSError):
+            if os.fstat(fd).st_ino == inode:
+                os.close(fd)
+
+    return close
