@@ -37,7 +37,7 @@ def test_transport_mode(benchmark: BenchmarkFixture, lab_for: Callable[[str], La
     target = make_target(device.address, device.ssh_port, device.https_port, platform=PLATFORM,
                          ca_file=lab.ca_file, known_hosts=lab.known_hosts, keys=client_keys)
     cmds = command_list(PLATFORM, commands)
-    want = expected_output(PLATFORM, device.hostname, cmds)
+    want = expected_output(PLATFORM, device.hostname, device.reported_ip, cmds)
     driver = Driver(cls(target, mode))
     outputs: list[str] = []
 

@@ -24,9 +24,10 @@ def command_list(platform: str, count: int) -> list[str]:
     return list(itertools.islice(itertools.cycle(SHOW_COMMANDS[platform]), count))
 
 
-def expected_output(platform: str, hostname: str, commands: list[str]) -> str:
-    device = Device(load_platform(platform), DeviceFacts.for_hostname(hostname),
-                    enable_secret="-")
+def expected_output(platform: str, hostname: str, address: str, commands: list[str]) -> str:
+    """What the device at ``address`` must answer (its facts: hostname and management address)."""
+    facts = DeviceFacts.for_hostname(hostname, mgmt_ip=address)
+    device = Device(load_platform(platform), facts, enable_secret="-")
     return "".join(device.transcript(tuple(c.split())) for c in commands)
 
 

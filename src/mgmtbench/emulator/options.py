@@ -68,6 +68,10 @@ class EmulatorOptions:
     def address(self, index: int) -> str:
         return self.addresses[index] if self.addresses else self.bind
 
+    def mgmt_ip(self, index: int) -> str:
+        """The address device ``index`` reports as its management address (its own in a lab)."""
+        return self.addresses[index] if self.addresses else "198.18.0.1"
+
     def port(self, base: int, index: int) -> int:
         """Device ``index``'s port: the same on every address, or ``base + index`` on one."""
         if not base:

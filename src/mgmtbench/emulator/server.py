@@ -84,10 +84,10 @@ class Emulator:
             if opts.https:
                 self.tls = make_tls_files(self._state_dir / "tls", [opts.bind, *opts.addresses])
             devices = [
-                Device(platform, DeviceFacts.for_hostname(name),
+                Device(platform, DeviceFacts.for_hostname(name, opts.mgmt_ip(index)),
                        enable_secret=opts.credentials.enable_secret,
                        processing_delay=opts.processing_delay)
-                for name in opts.hostnames()
+                for index, name in enumerate(opts.hostnames())
             ]
             by_https_socket: dict[tuple[str, int], Device] = {}
             for index, device in enumerate(devices):

@@ -86,6 +86,11 @@ class LabDevice:
     address: str
     ssh_port: int
     https_port: int
+    mgmt_ip: str = ""  # the address the device reports in its outputs (its own, in a lab)
+
+    @property
+    def reported_ip(self) -> str:
+        return self.mgmt_ip or self.address
 
 
 def has_net_admin() -> bool:
@@ -279,10 +284,7 @@ class Lab:
                 "--platform", self.platform, "--username", creds.username,
                 "--password", creds.password, "--enable-password", creds.enable_secret,
                 "--state-dir", str(self.folder / "emulator")]
-        if self.device_count == 1:
-            argv += ["--hostname", self.hostname]
-        else:
-            argv += ["--hostname", self.hostname]
+        argv += ["--hostname", self.hostname]
         if creds.authorized_keys is not None:
             argv += ["--authorized-keys", str(creds.authorized_keys)]
         self._start_in_netns("emulator", argv, "Press Ctrl-C")

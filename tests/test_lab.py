@@ -1,0 +1,449 @@
+"""The lab network with real namespaces and real packets: RTT, jitter, loss, rate, packet counts,
+the emulator behind the link, and ``mgmtbench lab check``.
+
+Labs whose profile other tests use too come from the session fixture ``lab_for``. Profiles used by
+one test only get their own ``Lab`` in a ``with`` block, with few calibration samples: calibration
+does 2 x samples round trips, which is 24 s at 600 ms with the default 20.
+
+Jitter and loss are measured with ICMP echo from a raw socket (we are root), not with the TCP
+echo server: every ping is one forward and one return packet, each impaired once and on its own,
+with no retransmission, delayed ACK or connection set-up in between. Pings can be in flight
+together, so 1000 samples take about a second instead of 1000 round trips, and the kernel's
+receive timestamp keeps the test process's own wake-up latency out of the measurement.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import select
+import socket
+import ssl
+import statistics
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import asyncssh
+import httpx
+import pytest
+
+from conftest import PASSWORD, SECRET, USERNAME, ClientKeys
+from mgmtbench.emulator import Credentials, Device, DeviceFacts, load_platform
+from mgmtbench.lab import Lab, LinkCounters, resolve
+from mgmtbench.lab.backends import choose
+from mgmtbench.lab.calibrate import percentile, split_reply_ms
+from mgmtbench.lab.lab import ECHO_PORT, has_net_admin
+from mgmtbench.lab.netns import NETNS_DIR, PREFIX, setns
+from mgmtbench.lab.state import STATE_ROOT
+
+pytestmark = pytest.mark.skipif(
+    not has_net_admin(),
+    reason="lab tests build network namespaces, links and raw sockets: run as root or with "
+           "CAP_NET_ADMIN")
+
+LabFor = Callable[[str], object]
+
+SO_TIMESTAMPNS = 35  # Linux; the socket module does not export it
+SO_RCVBUFFORCE = 33
+
+
+# --- helpers -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def make_lab(request: pytest.FixtureRequest, client_keys: ClientKeys) -> Callable[..., Lab]:
+    """``with make_lab("rtt=2,loss=10") as lab``: a lab of this test's own, on the session's
+    ``--link-backend``, with the test credentials."""
+    backend = str(request.config.getoption("--link-backend"))
+    credentials = Credentials(username=USERNAME, password=PASSWORD, enable_secret=SECRET,
+                              authorized_keys=client_keys.authorized_keys)
+
+    def make(profile: str, samples: int = 3) -> Lab:
+        return Lab(resolve(profile), backend=backend, credentials=credentials,
+                   calibration_samples=samples)
+
+    return make
+
+
+def shared_lab(lab_for: LabFor, profile: str) -> Lab:
+    lab = lab_for(profile)
+    assert isinstance(lab, Lab), "these tests need a real lab network"
+    return lab
+
+
+def _checksum(data: bytes) -> int:
+    if len(data) % 2:
+        data += b"\0"
+    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    while total >> 16:
+        total = (total >> 16) + (total & 0xFFFF)
+    return ~total & 0xFFFF
+
+
+def ping(address: str, count: int, interval: float, wait: float) -> dict[int, float]:
+    """Send ``count`` ICMP echo requests ``interval`` s apart; return {sequence: RTT in ms} for
+    the replies that came back within ``wait`` s of the last request.
+
+    Send times are taken just before ``sendto``; receive times are the kernel's timestamps of the
+    reply's arrival, so a late wake-up of this process does not count. Replies are read between
+    sends, into a large buffer, so none is lost here."""
+    ident = (os.getpid() ^ 0x6D67) & 0xFFFF  # the host side is shared with other labs' pings
+    sent: dict[int, float] = {}
+    rtts: dict[int, float] = {}
+    with socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 8 << 20)
+        sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        sock.setblocking(False)
+
+        def drain(until: float) -> None:
+            while True:
+                readable, _, _ = select.select([sock], [], [], max(0.0, until - time.time()))
+                if not readable:
+                    return
+                while True:
+                    try:
+                        packet, ancillary, _, (source, _) = sock.recvmsg(2048, 256)
+                    except BlockingIOError:
+                        break
+                    ihl = (packet[0] & 0x0F) * 4
+                    kind, _, _, pid, seq = struct.unpack("!BBHHH", packet[ihl:ihl + 8])
+                    if source != address or kind != 0 or pid != ident or seq not in sent:
+                        continue
+                    stamps = [data for level, kind_, data in ancillary
+                              if level == socket.SOL_SOCKET and kind_ == SO_TIMESTAMPNS]
+                    seconds, nanos = struct.unpack("qq", stamps[0][:16])
+                    rtts.setdefault(seq, (seconds + nanos / 1e9 - sent[seq]) * 1000)
+
+        due = time.time()
+        for seq in range(count):
+            body = b"mgmtbench-lab-test"
+            checksum = _checksum(struct.pack("!BBHHH", 8, 0, 0, ident, seq) + body)
+            sent[seq] = time.time()
+            sock.sendto(struct.pack("!BBHHH", 8, 0, checksum, ident, seq) + body, (address, 0))
+            due += interval
+            drain(due)
+        drain(time.time() + wait)
+    return rtts
+
+
+def device_side_packets(lab: Lab) -> tuple[int, int]:
+    """(rx_packets, tx_packets) of the link's device-side interface, read from inside the lab's
+    namespace (``/proc/thread-self/net`` follows the reading thread's namespace; ``/sys/class/net``
+    would not)."""
+    assert lab.state is not None
+    assert lab.backend is not None
+    name, dev_if = lab.state.netns, lab.backend.ends.dev_if
+    found: list[tuple[int, int]] = []
+
+    def read() -> None:  # a throwaway thread: setns moves only the calling thread
+        setns(name)
+        for line in Path("/proc/thread-self/net/dev").read_text().splitlines():
+            interface, _, numbers = line.partition(":")
+            if interface.strip() == dev_if:
+                fields = numbers.split()
+                found.append((int(fields[1]), int(fields[9])))
+
+    worker = threading.Thread(target=read)
+    worker.start()
+    worker.join()
+    assert found, f"{dev_if} not found in namespace {name}"
+    return found[0]
+
+
+@contextmanager
+def echo_connection(address: str) -> Iterator[socket.socket]:
+    with socket.create_connection((address, ECHO_PORT), timeout=20) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        yield sock
+
+
+def binomial_sigma(p: float, n: int) -> float:
+    return math.sqrt(p * (1 - p) / n)
+
+
+# --- 1. RTT --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("profile", "shared"), [
+    ("campus", True), ("regional", True), ("intercontinental", False), ("geo", False)])
+def test_measured_rtt_is_the_configured_rtt(profile: str, shared: bool, lab_for: LabFor,
+                                            make_lab: Callable[..., Lab]) -> None:
+    def check(lab: Lab) -> None:
+        assert lab.calibration is not None
+        configured, measured = lab.profile.rtt_ms, lab.calibration.rtt_ms  # echo p50
+        print(f"{profile}: backend {lab.backend_name}, configured {configured} ms, measured "
+              f"{measured:.3f} ms, error {measured - configured:+.3f} ms")
+        # A delay line never releases a packet early: the median cannot undercut the profile.
+        assert measured >= configured
+        assert measured - configured <= max(0.01 * configured, 0.3)
+
+    if shared:
+        check(shared_lab(lab_for, profile))
+    else:
+        # No jitter: every sample is the same delay plus overhead, so 5 samples give the median.
+        with make_lab(profile, samples=5) as lab:
+            check(lab)
+
+
+# --- 2. a reply in several writes ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("profile", ["regional", "campus"])
+def test_reply_in_small_writes_costs_one_rtt(profile: str, lab_for: LabFor) -> None:
+    lab = shared_lab(lab_for, profile)
+    rtt = lab.profile.rtt_ms
+    elapsed = split_reply_ms(lab.devices[0].address, ECHO_PORT, writes=3, size=100)
+    print(f"{profile}: 3-write reply after {elapsed:.3f} ms (RTT {rtt} ms, "
+          f"echo p50 {lab.calibration.rtt_ms if lab.calibration else float('nan'):.3f} ms)")
+    # If the 2nd and 3rd writes were held back until something came back from the client (Nagle,
+    # corking, a delay line that batches, a client woken only when the delay line lets go of its
+    # ACK) they would arrive RTT/2 to RTT after the first: 1.5 RTT = 45 ms at regional, 3 ms at
+    # campus. The bound, RTT + min(1.5 ms, 0.4 RTT) (31.5 and 2.8 ms), is always under
+    # 1.5 RTT, so such a reply fails it, while leaving room for the few hundred microseconds that
+    # three packets through a user-space delay line and three wake-ups cost.
+    assert elapsed >= rtt
+    assert elapsed <= rtt + min(1.5, 0.4 * rtt)
+
+
+# --- 3. jitter -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("distribution", ["normal", "uniform"])
+def test_jitter_spread(distribution: str, make_lab: Callable[..., Lab]) -> None:
+    rtt, jitter, n = 40.0, 4.0, 1000
+    lab = make_lab(f"rtt={rtt},jitter={jitter},dist={distribution}")
+    if lab.backend_name == "netem" and distribution != "uniform":
+        pytest.skip("the netem backend (through pyroute2) has uniform jitter only")
+    with lab:
+        samples = list(ping(lab.devices[0].address, n, interval=0.001, wait=0.2).values())
+    assert len(samples) == n
+    # Jitter is drawn per direction, so a round trip is RTT + X1 + X2 with X1, X2 independent:
+    #   normal:  X ~ N(0, j^2)    -> RTT ~ N(rtt, 2 j^2),     stdev j*sqrt(2)   = 5.657 ms;
+    #            P(|RTT - rtt| > 2j) = P(|Z| > sqrt 2) = 2 (1 - Phi(1.414)) = 0.1573.
+    #   uniform: X ~ U(-j, j), var j^2/3 -> triangular on [rtt - 2j, rtt + 2j],
+    #            stdev j*sqrt(2/3) = 3.266 ms; nothing outside rtt +- 2j = [32, 48] ms.
+    # Packets are released in due order (netem's tfifo), so a draw that overtakes another does
+    # not hold it back: each ping still sees exactly its own two draws (TCP would see such
+    # overtaking as reordering; pings do not care).
+    # The sample stdev s of n values has relative standard error sqrt((kurt_excess + 2) / (4n)):
+    # 2.24 % for the normal (excess 0), 1.87 % for the triangle (excess -0.6) at n = 1000. The
+    # bound is 4 standard errors plus 5 % for timing noise of the delay line's own (it reads and
+    # writes packets from Python, on a shared 2-core machine: a packet it reads late is late).
+    median = statistics.median(samples)
+    stdev = statistics.stdev(samples)
+    spread = percentile(samples, 95) - percentile(samples, 5)
+    # p5..p95: normal 2 * 1.6449 sigma = 18.61 ms; triangle of half-width a = 2j, whose CDF
+    # near its foot is (x + a)^2 / 2a^2: p5 = -a (1 - sqrt 0.1), so 2a (1 - sqrt 0.1) = 10.94 ms.
+    # Its standard error: sqrt(2 p (1 - 2p) / n) / f(p95), f the density there.
+    if distribution == "normal":
+        expected, excess_kurtosis = jitter * math.sqrt(2), 0.0
+        expected_spread = 2 * 1.6449 * expected
+        density = math.exp(-1.6449**2 / 2) / math.sqrt(2 * math.pi) / expected
+    else:
+        expected, excess_kurtosis = jitter * math.sqrt(2 / 3), -0.6
+        expected_spread = 2 * (2 * jitter) * (1 - math.sqrt(0.1))
+        density = math.sqrt(0.1) / (2 * jitter)
+    tolerance = 4 * math.sqrt((excess_kurtosis + 2) / (4 * n)) + 0.05
+    spread_tolerance = 4 * math.sqrt(2 * 0.05 * 0.9 / n) / density / expected_spread + 0.05
+    outside = sum(abs(x - median) > 2 * jitter for x in samples) / n
+    print(f"{distribution}: n {n}, median {median:.3f} ms, stdev {stdev:.3f} ms (expected "
+          f"{expected:.3f}, {stdev / expected - 1:+.1%}), p5..p95 {spread:.3f} ms (expected "
+          f"{expected_spread:.3f}), min {min(samples):.3f}, max {max(samples):.3f}, "
+          f"beyond +-2j {outside:.2%}")
+    assert abs(stdev / expected - 1) <= tolerance
+    assert abs(spread / expected_spread - 1) <= spread_tolerance
+    # The centre: the median of a symmetric sum is rtt; its standard error is
+    # 1.2533 * sigma / sqrt(n) (0.22 ms normal); allow 4 of those, and 1 ms of overhead (late
+    # reads and wake-ups with a thousand packets in flight).
+    median_error = 4 * 1.2533 * expected / math.sqrt(n)
+    assert rtt - median_error <= median <= rtt + median_error + 1.0
+    if distribution == "normal":
+        assert abs(outside - 0.1573) <= 4 * binomial_sigma(0.1573, n)
+    else:
+        # Bounded support: no round trip below rtt - 2j (a packet is never early), and at most
+        # 1 % beyond rtt + 2j + 0.5 ms (late wake-ups of the delay line).
+        assert min(samples) >= rtt - 2 * jitter
+        assert sum(x > rtt + 2 * jitter + 0.5 for x in samples) <= 0.01 * n
+
+
+# --- 4. loss -------------------------------------------------------------------------------------
+
+
+def test_loss_rate(make_lab: Callable[..., Lab]) -> None:
+    n, loss = 2000, 0.10
+    # One calibration sample: with loss, calibration meets TCP's 1 s SYN and 200 ms data RTOs.
+    with make_lab(f"rtt=2,loss={loss * 100:g}", samples=1) as lab:
+        time.sleep(0.3)  # let the calibration's connections finish (retransmitted FINs)
+        dev_rx0, dev_tx0 = device_side_packets(lab)
+        replies = ping(lab.devices[0].address, n, interval=0.0005, wait=0.2)
+        dev_rx1, dev_tx1 = device_side_packets(lab)
+    arrived = dev_rx1 - dev_rx0  # requests that reached the device side
+    answered = dev_tx1 - dev_tx0  # replies the device side sent back
+    forward = 1 - arrived / n
+    back = 1 - len(replies) / answered
+    round_trip = 1 - len(replies) / n
+    expected_round_trip = 1 - (1 - loss) ** 2  # both packets must survive: 0.19
+    one_way_estimate = 1 - math.sqrt(len(replies) / n)
+    print(f"loss: {n} pings, {len(replies)} replies; forward {forward:.2%}, back {back:.2%}, "
+          f"round trip {round_trip:.2%} (expected {expected_round_trip:.2%}), one-way estimate "
+          f"from round trips {one_way_estimate:.2%}")
+    # Each packet is dropped on its own with probability p: counts are binomial. Bound: 4 sigma,
+    # plus 3 packets for stray TCP segments (calibration leftovers) in the device-side counts.
+    assert abs(forward - loss) <= 4 * binomial_sigma(loss, n) + 3 / n
+    assert abs(back - loss) <= 4 * binomial_sigma(loss, arrived) + 3 / arrived
+    assert abs(round_trip - expected_round_trip) <= 4 * binomial_sigma(expected_round_trip, n)
+
+
+# --- 5. rate -------------------------------------------------------------------------------------
+
+
+def test_rate_limit(make_lab: Callable[..., Lab]) -> None:
+    rate_mbit, total = 20.0, 5_000_000
+    with make_lab(f"rtt=2,rate={rate_mbit:g}") as lab, echo_connection(
+            lab.devices[0].address) as sock:
+        assert lab.state is not None
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 0)
+        mss = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG)  # payload per segment
+        mtu = int(Path(f"/sys/class/net/{lab.state.host_if}/mtu").read_text())
+        failures: list[BaseException] = []
+
+        def upload() -> None:  # the echo server sends everything back: read while writing
+            try:
+                sock.sendall(bytes(total))
+            except BaseException as exc:  # reported by the main thread
+                failures.append(exc)
+
+        writer = threading.Thread(target=upload)
+        writer.start()
+        got, marks = 0, []
+        while got < total:
+            chunk = sock.recv(1 << 20)
+            assert chunk, "echo connection closed early"
+            got += len(chunk)
+            marks.append((time.perf_counter(), got, lab.counters()))
+        writer.join()
+        assert not failures
+    # Measure after the first MB (slow start over) to the last byte. The delay line charges each
+    # packet len * 8 / rate of link time, len being the IP packet (a TUN carries no link header),
+    # so the returning direction carries rate bits/s of IP packets whenever it is busy: that is
+    # rx_bytes on the host side over time ("wire rate"). The payload (goodput) is at most
+    # mss / mtu of it (1448 / 1500 with TCP timestamps), less the pure ACKs for our upload
+    # that share the direction; compare it with rate * mss / mtu, also within 5 %.
+    start = next(m for m in marks if m[1] >= 1_000_000)
+    end = marks[-1]
+    seconds = end[0] - start[0]
+    wire: LinkCounters = end[2] - start[2]
+    wire_mbit = wire.rx_bytes * 8 / seconds / 1e6
+    goodput_mbit = (end[1] - start[1]) * 8 / seconds / 1e6
+    expected_goodput = rate_mbit * mss / mtu
+    print(f"rate: {rate_mbit} Mbit/s configured; wire (rx IP bytes) {wire_mbit:.2f} Mbit/s, "
+          f"goodput {goodput_mbit:.2f} Mbit/s (expected {expected_goodput:.2f} = rate x "
+          f"{mss}/{mtu}), over {seconds:.2f} s")
+    assert abs(wire_mbit / rate_mbit - 1) <= 0.05
+    assert abs(goodput_mbit / expected_goodput - 1) <= 0.05
+
+
+# --- 6. packet accounting ------------------------------------------------------------------------
+
+
+def test_counters_account_for_one_exchange(lab_for: LabFor) -> None:
+    lab = shared_lab(lab_for, "campus")
+    size = 1000
+    time.sleep(0.05)  # earlier tests' closing segments are through (RTT 2 ms)
+    before = lab.counters()
+    with echo_connection(lab.devices[0].address) as sock:
+        sock.sendall(b"q" * size)
+        got = 0
+        while got < size:
+            got += len(sock.recv(65536))
+    time.sleep(0.05)  # the FIN exchange completes
+    delta = lab.counters() - before
+    print(f"one connect + {size}-byte echo + close: {delta}")
+    # Out: SYN, ACK, the data, FIN, the ACK of the server's FIN, and (quick-ACK mode on a new
+    # connection) an ACK of the echoed data: 6; 5 if that ACK rides on the FIN, 7 with a stray
+    # one. In: SYN-ACK, the echo (carrying the ACK of our data), ACK of our FIN, the server's FIN:
+    # 4; 3 if those two are combined, 5 with a separate ACK of our data.
+    assert 5 <= delta.tx_packets <= 7
+    assert 3 <= delta.rx_packets <= 5
+    assert delta.packets == delta.tx_packets + delta.rx_packets
+    assert delta.bytes == delta.tx_bytes + delta.rx_bytes
+    # Bytes are IP packets (a TUN or veth counts no more than 14 bytes of link header; TUN none):
+    # 40 header bytes at least, 60 at most (SYN options or timestamps), plus the payload.
+    for packets, size_bytes in ((delta.tx_packets, delta.tx_bytes),
+                                (delta.rx_packets, delta.rx_bytes)):
+        assert 40 * packets <= size_bytes - size <= 74 * packets
+
+
+# --- 7. the emulator behind the link -------------------------------------------------------------
+
+
+def test_emulator_answers_over_ssh_and_https(lab_for: LabFor) -> None:
+    lab = shared_lab(lab_for, "campus")
+    device = lab.devices[0]
+    facts = DeviceFacts.for_hostname(device.hostname, device.reported_ip)
+    expected = Device(load_platform("cisco_ios"), facts, enable_secret="x").transcript(
+        ("show", "version"))
+
+    async def over_ssh() -> str:
+        async with asyncssh.connect(device.address, device.ssh_port, username=USERNAME,
+                                    password=PASSWORD, client_keys=None,
+                                    known_hosts=str(lab.known_hosts)) as conn:
+            result = await conn.run("show version", check=True)
+            return str(result.stdout)
+
+    assert asyncio.run(over_ssh()) == expected
+    context = ssl.create_default_context(cafile=str(lab.ca_file))
+    with httpx.Client(verify=context, auth=(USERNAME, PASSWORD), timeout=20) as client:
+        response = client.get(f"https://{device.address}:{device.https_port}"
+                              "/admin/exec/show+version")
+    assert response.status_code == 200
+    assert response.text == expected
+
+
+# --- 8. the lab check command --------------------------------------------------------------------
+
+
+def test_lab_check_command_prints_json_and_cleans_up() -> None:
+    command = [sys.executable, "-m", "mgmtbench.cli", "lab", "check", "--profile", "campus",
+               "--json"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as process:
+        stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 0, stderr
+    lines = stdout.strip().splitlines()
+    assert len(lines) == 1, stdout
+    info = json.loads(lines[0])
+    assert isinstance(info, dict)
+    print(f"lab check: {info}")
+    assert info["backend"] == choose("auto", resolve("campus")).name
+    assert info["configured_rtt_ms"] == 2
+    assert 2 <= info["measured_rtt_ms"] <= 2 + 0.3
+    # Everything the command made carries its pid: namespace mgmtbench-<pid>-<index>-<serial>,
+    # state folder <pid>-<index>-<serial>, and the delay line's arguments name that namespace.
+    # Other labs (other processes) may come and go meanwhile: only this one's are checked.
+    lab_prefix = f"{process.pid}-"
+    namespaces = os.listdir(NETNS_DIR) if NETNS_DIR.is_dir() else []
+    assert [n for n in namespaces if n.startswith(PREFIX + lab_prefix)] == []
+    states = os.listdir(STATE_ROOT) if STATE_ROOT.is_dir() else []
+    assert [n for n in states if n.startswith(lab_prefix)] == []
+    assert _processes_naming(PREFIX + lab_prefix) == []
+
+
+def _processes_naming(text: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if text.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
