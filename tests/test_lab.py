@@ -18,11 +18,9 @@ import asyncio
 import json
 import math
 import os
-import select
 import socket
 import ssl
 import statistics
-import struct
 import subprocess
 import sys
 import threading
@@ -39,7 +37,7 @@ from conftest import PASSWORD, SECRET, USERNAME, ClientKeys
 from mgmtbench.emulator import Credentials, Device, DeviceFacts, load_platform
 from mgmtbench.lab import Lab, LinkCounters, resolve
 from mgmtbench.lab.backends import choose
-from mgmtbench.lab.calibrate import percentile, split_reply_ms
+from mgmtbench.lab.calibrate import percentile, ping, split_reply_ms
 from mgmtbench.lab.lab import ECHO_PORT, has_net_admin
 from mgmtbench.lab.netns import NETNS_DIR, PREFIX, setns
 from mgmtbench.lab.state import STATE_ROOT
@@ -77,61 +75,6 @@ def shared_lab(lab_for: LabFor, profile: str) -> Lab:
     lab = lab_for(profile)
     assert isinstance(lab, Lab), "these tests need a real lab network"
     return lab
-
-
-def _checksum(data: bytes) -> int:
-    if len(data) % 2:
-        data += b"\0"
-    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
-    while total >> 16:
-        total = (total >> 16) + (total & 0xFFFF)
-    return ~total & 0xFFFF
-
-
-def ping(address: str, count: int, interval: float, wait: float) -> dict[int, float]:
-    """Send ``count`` ICMP echo requests ``interval`` s apart; return {sequence: RTT in ms} for
-    the replies that came back within ``wait`` s of the last request.
-
-    Send times are taken just before ``sendto``; receive times are the kernel's timestamps of the
-    reply's arrival, so a late wake-up of this process does not count. Replies are read between
-    sends, into a large buffer, so none is lost here."""
-    ident = (os.getpid() ^ 0x6D67) & 0xFFFF  # the host side is shared with other labs' pings
-    sent: dict[int, float] = {}
-    rtts: dict[int, float] = {}
-    with socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 8 << 20)
-        sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
-        sock.setblocking(False)
-
-        def drain(until: float) -> None:
-            while True:
-                readable, _, _ = select.select([sock], [], [], max(0.0, until - time.time()))
-                if not readable:
-                    return
-                while True:
-                    try:
-                        packet, ancillary, _, (source, _) = sock.recvmsg(2048, 256)
-                    except BlockingIOError:
-                        break
-                    ihl = (packet[0] & 0x0F) * 4
-                    kind, _, _, pid, seq = struct.unpack("!BBHHH", packet[ihl:ihl + 8])
-                    if source != address or kind != 0 or pid != ident or seq not in sent:
-                        continue
-                    stamps = [data for level, kind_, data in ancillary
-                              if level == socket.SOL_SOCKET and kind_ == SO_TIMESTAMPNS]
-                    seconds, nanos = struct.unpack("qq", stamps[0][:16])
-                    rtts.setdefault(seq, (seconds + nanos / 1e9 - sent[seq]) * 1000)
-
-        due = time.time()
-        for seq in range(count):
-            body = b"mgmtbench-lab-test"
-            checksum = _checksum(struct.pack("!BBHHH", 8, 0, 0, ident, seq) + body)
-            sent[seq] = time.time()
-            sock.sendto(struct.pack("!BBHHH", 8, 0, checksum, ident, seq) + body, (address, 0))
-            due += interval
-            drain(due)
-        drain(time.time() + wait)
-    return rtts
 
 
 def device_side_packets(lab: Lab) -> tuple[int, int]:
@@ -177,13 +120,19 @@ def binomial_sigma(p: float, n: int) -> float:
 def test_measured_rtt_is_the_configured_rtt(profile: str, shared: bool, lab_for: LabFor,
                                             make_lab: Callable[..., Lab]) -> None:
     def check(lab: Lab) -> None:
-        assert lab.calibration is not None
-        configured, measured = lab.profile.rtt_ms, lab.calibration.rtt_ms  # echo p50
-        print(f"{profile}: backend {lab.backend_name}, configured {configured} ms, measured "
-              f"{measured:.3f} ms, error {measured - configured:+.3f} ms")
+        cal = lab.calibration
+        assert cal is not None
+        assert cal.link_p50_ms is not None
+        configured, link, echo = lab.profile.rtt_ms, cal.link_p50_ms, cal.rtt_ms
+        print(f"{profile}: backend {lab.backend_name}, configured {configured} ms, link (ICMP, "
+              f"kernel timestamps) {link:.3f} ms ({link - configured:+.3f}), TCP echo "
+              f"{echo:.3f} ms ({echo - configured:+.3f})")
         # A delay line never releases a packet early: the median cannot undercut the profile.
-        assert measured >= configured
-        assert measured - configured <= max(0.01 * configured, 0.3)
+        assert link >= configured
+        assert link - configured <= max(0.01 * configured, 0.3)
+        # What an application sees adds this machine's process wake-ups on both ends (a sleeping
+        # CPU wakes in 0.1-0.2 ms here), as it would under netem: allow that, not more.
+        assert echo - configured <= max(0.01 * configured, 0.6)
 
     if shared:
         check(shared_lab(lab_for, profile))
@@ -425,7 +374,8 @@ def test_lab_check_command_prints_json_and_cleans_up() -> None:
     print(f"lab check: {info}")
     assert info["backend"] == choose("auto", resolve("campus")).name
     assert info["configured_rtt_ms"] == 2
-    assert 2 <= info["measured_rtt_ms"] <= 2 + 0.3
+    assert 2 <= info["link_rtt_ms"] <= 2 + 0.3
+    assert 2 <= info["measured_rtt_ms"] <= 2 + 0.6  # plus process wake-ups, see test 1
     # Everything the command made carries its pid: namespace mgmtbench-<pid>-<index>-<serial>,
     # state folder <pid>-<index>-<serial>, and the delay line's arguments name that namespace.
     # Other labs (other processes) may come and go meanwhile: only this one's are checked.

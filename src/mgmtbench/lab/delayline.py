@@ -20,7 +20,9 @@ so delay fidelity is unchanged. Jitter, loss, duplication, reordering and rate l
 wire packet, so with any of them the devices have no offloads and the kernel segments first.
 ``MGMTBENCH_DELAYLINE_OFFLOAD=0`` turns offloads off for a delay-only link too. Either way the
 interface counters (``Lab.counters``) count what the kernel counts, GSO packets as one, as on veth;
-the delay line's own tally (written to stderr on exit) counts wire packets.
+the delay line's own tally counts wire packets too. It goes to stderr as one JSON line on exit and
+on SIGUSR1, per direction: packets read, wire packets, bytes and drops since the start, and how
+late held packets were written after their release time (p50, p99, max) since the last report.
 
 With no impairment at all (0 ms), packets are written out as soon as they are read, without the
 heap. Timer slack is set to 1 ns so a wake-up is not rounded up by the default 50 us.
@@ -56,10 +58,21 @@ VNET_HDR_LEN = 10  # struct virtio_net_hdr, the TUN default (TUNSETVNETHDRSZ)
 GSO_TYPE_MASK = 0x7F  # virtio_net_hdr.gso_type without the ECN bit (0: not a GSO packet)
 READ_SIZE = 65536 + 256  # a GSO packet is at most 64 KB (the device's gso_max_size) + vnet header
 PR_SET_TIMERSLACK = 29
+LATE_BUCKET, LATE_BUCKETS = 10e-6, 1000  # lateness histogram: 10 us buckets up to 10 ms
 BATCH = 64  # packets read from one side before looking at the clock again
-# Wake this long before a packet is due and poll until it is: waking from a long sleep takes
-# hundreds of microseconds on a virtual machine, more than the precision the lab promises.
+# Wake this long before a packet is due, then wait for it in naps of at most NAP and busy-poll its
+# last BUSY seconds: waking from a long sleep takes hundreds of microseconds on a virtual machine,
+# more than the precision the lab promises, while waking from a nap of 100 us takes tens. Napping
+# instead of spinning through the whole margin takes a third of the CPU time during a bulk transfer
+# at 30 ms (a quarter of a core instead of four fifths), leaving the rest to the lab's other
+# processes (an SSH client and server on a 2-core machine), for the same median RTT. NAP=0: spin.
 SPIN = float(os.environ.get("MGMTBENCH_DELAYLINE_SPIN", "0.002"))
+NAP = float(os.environ.get("MGMTBENCH_DELAYLINE_NAP", "0.0001"))
+BUSY = float(os.environ.get("MGMTBENCH_DELAYLINE_BUSY", "0.00005"))
+# Never sleep longer than IDLE on an impaired link, even with nothing held: a CPU left idle for
+# milliseconds wakes slowly, and a packet's hold starts only when it is read. Short naps keep the
+# read within tens of microseconds of the packet's arrival, for a few percent of a core.
+IDLE = float(os.environ.get("MGMTBENCH_DELAYLINE_IDLE", "0.0005"))
 
 
 @dataclass(frozen=True)
@@ -90,8 +103,9 @@ def open_tun(name: str, offload: bool = False) -> int:
     fd = os.open("/dev/net/tun", os.O_RDWR | os.O_NONBLOCK)
     flags = IFF_TUN | IFF_NO_PI | (IFF_VNET_HDR if offload else 0)
     fcntl.ioctl(fd, TUNSETIFF, struct.pack("16sH", name.encode(), flags))
-    if offload:
-        fcntl.ioctl(fd, TUNSETOFFLOAD, TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN)
+    if offload:  # without it (an old kernel), the header is there but packets are never GSO
+        with contextlib.suppress(OSError):
+            fcntl.ioctl(fd, TUNSETOFFLOAD, TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN)
     return fd
 
 
@@ -113,6 +127,22 @@ def _no_timer_slack() -> None:
         ctypes.CDLL(None).prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0)
 
 
+def _priority() -> str:
+    """``MGMTBENCH_DELAYLINE_PRIORITY=fifo``: run as a real-time (SCHED_FIFO) task if allowed.
+
+    That keeps held packets on time when the CPUs are busy (p99 lateness during a bulk transfer at
+    30 ms on 2 busy cores: under 0.1 ms instead of 1-3 ms), but on a virtual machine the lab's own
+    processes then wake later, so a TCP echo's median RTT grows by 0.1-0.3 ms: off by default.
+    """
+    if os.environ.get("MGMTBENCH_DELAYLINE_PRIORITY", "normal") == "fifo":
+        try:
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+            return "fifo"
+        except OSError:
+            pass
+    return "normal"
+
+
 class Direction:
     """Packets travelling one way: a heap ordered by release time."""
 
@@ -125,6 +155,8 @@ class Direction:
         self.last_release = 0.0
         # Read from the device (a GSO packet counts once), wire packets and bytes, and drops.
         self.packets = self.wire_packets = self.bytes = self.dropped = 0
+        self.late = [0] * (LATE_BUCKETS + 1)  # how late packets were written, past their time
+        self.late_max = 0.0
 
     def count(self, packet: bytes) -> None:
         self.packets += 1
@@ -150,9 +182,24 @@ class Direction:
             except OSError:
                 self.dropped += 1
 
-    def summary(self) -> str:
-        return (f"{self.packets} packets read ({self.wire_packets} on the wire, {self.bytes} "
-                f"bytes), {self.dropped} dropped")
+    def stats(self) -> dict[str, float]:
+        """Counts so far, and how late held packets went out since the last call (p50, p99, max,
+        microseconds)."""
+        out: dict[str, float] = {"packets": self.packets, "wire_packets": self.wire_packets,
+                                 "bytes": self.bytes, "dropped": self.dropped}
+        released = sum(self.late)
+        if released:
+            for name, fraction in (("late_p50_us", 0.5), ("late_p99_us", 0.99)):
+                seen, target = 0, fraction * released
+                for bucket, count in enumerate(self.late):
+                    seen += count
+                    if seen >= target:
+                        out[name] = round((bucket + 1) * LATE_BUCKET * 1e6)  # the bucket's top
+                        break
+            out["late_max_us"] = round(self.late_max * 1e6)
+        self.late = [0] * (LATE_BUCKETS + 1)
+        self.late_max = 0.0
+        return out
 
     def _jitter(self) -> float:
         imp = self.imp
@@ -195,9 +242,13 @@ class Direction:
         return self.heap[0][0] if self.heap else None
 
     def release(self, now: float, out_fd: int) -> None:
-        heap = self.heap
+        heap, clock = self.heap, time.monotonic
         while heap and heap[0][0] <= now:
-            _, _, packet = heapq.heappop(heap)
+            due, _, packet = heapq.heappop(heap)
+            lateness = clock() - due
+            self.late[min(int(lateness / LATE_BUCKET), LATE_BUCKETS)] += 1
+            if lateness > self.late_max:
+                self.late_max = lateness
             try:
                 os.write(out_fd, packet)
             except OSError:
@@ -211,6 +262,7 @@ def run(spec: dict[str, object]) -> None:
     imp = Impairment(**spec["impairment"])  # type: ignore[arg-type]
     offload = imp.delay_only and os.environ.get("MGMTBENCH_DELAYLINE_OFFLOAD", "1") != "0"
     _no_timer_slack()
+    priority = _priority()
     fd_a = open_tun(str(spec["tun_a"]), offload)
     setns(str(spec["netns_b"]))
     fd_b = open_tun(str(spec["tun_b"]), offload)
@@ -222,8 +274,13 @@ def run(spec: dict[str, object]) -> None:
         nonlocal stopping
         stopping = True
 
+    def report(signum: int = 0, frame: object = None) -> None:
+        print(json.dumps({"a_to_b": a_to_b.stats(), "b_to_a": b_to_a.stats(), "offload": offload,
+                          "priority": priority}), file=sys.stderr, flush=True)
+
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGUSR1, report)
     print("ready", flush=True)
     clock = time.monotonic
     read = os.read
@@ -244,7 +301,16 @@ def run(spec: dict[str, object]) -> None:
         a_to_b.release(now, fd_b)
         b_to_a.release(now, fd_a)
         due = [t for t in (a_to_b.next_release(), b_to_a.next_release()) if t is not None]
-        timeout = max(0.0, min(due) - clock() - SPIN) if due else 0.5
+        if due:
+            remaining = min(due) - clock()
+            if remaining > SPIN:
+                timeout = min(remaining - SPIN, IDLE) if IDLE else remaining - SPIN
+            elif NAP and remaining > BUSY:
+                timeout = min(NAP, remaining - BUSY)
+            else:
+                timeout = 0.0
+        else:
+            timeout = IDLE or 0.5
         try:
             readable, _, _ = select.select(fds, [], [], timeout)
         except InterruptedError:
@@ -259,8 +325,7 @@ def run(spec: dict[str, object]) -> None:
                 direction.admit(packet, clock())
     os.close(fd_a)
     os.close(fd_b)
-    print(f"delay line {spec['tun_a']} -> {spec['tun_b']}: {a_to_b.summary()}; back: "
-          f"{b_to_a.summary()}; offloads {'on' if offload else 'off'}", file=sys.stderr)
+    report()
 
 
 def main() -> None:

@@ -180,6 +180,7 @@ class Lab:
             "configured_rtt_ms": self.profile.rtt_ms,
             "measured_rtt_ms": round(cal.rtt_ms, 3) if cal else None,
             "measured_rtt_p95_ms": round(cal.echo_p95_ms, 3) if cal else None,
+            "link_rtt_ms": round(cal.link_p50_ms, 3) if cal and cal.link_p50_ms else None,
             "connect_p50_ms": round(cal.connect_p50_ms, 3) if cal else None,
             "jitter_ms": self.profile.jitter_ms,
             "loss_pct": self.profile.loss_pct,
@@ -256,7 +257,8 @@ class Lab:
         self._start_in_netns("echo", [sys.executable, "-m", "mgmtbench.lab.echo", addresses[0],
                                       str(ECHO_PORT)], "ready")
         self._start_emulator(addresses)
-        self.calibration = calibrate(addresses[0], ECHO_PORT, self.calibration_samples)
+        self.calibration = calibrate(addresses[0], ECHO_PORT, self.calibration_samples,
+                                     icmp=True)
 
     def _hostnames(self) -> list[str]:
         if self.device_count == 1:
