@@ -338,17 +338,21 @@ def test_emulator_answers_over_ssh_and_https(lab_for: LabFor) -> None:
     lab = shared_lab(lab_for, "campus")
     device = lab.devices[0]
     facts = DeviceFacts.for_hostname(device.hostname, device.reported_ip)
-    expected = Device(load_platform("cisco_ios"), facts, enable_secret="x").transcript(
-        ("show", "version"))
+    local = Device(load_platform("cisco_ios"), facts, enable_secret="x")
+    expected = local.transcript(("show", "version"))
+    # The device reports the address it is reached on as its management address.
+    brief = local.transcript(("show", "ip", "interface", "brief"))
+    assert device.address in brief
 
-    async def over_ssh() -> str:
+    async def over_ssh(command: str) -> str:
         async with asyncssh.connect(device.address, device.ssh_port, username=USERNAME,
                                     password=PASSWORD, client_keys=None,
                                     known_hosts=str(lab.known_hosts)) as conn:
-            result = await conn.run("show version", check=True)
+            result = await conn.run(command, check=True)
             return str(result.stdout)
 
-    assert asyncio.run(over_ssh()) == expected
+    assert asyncio.run(over_ssh("show version")) == expected
+    assert asyncio.run(over_ssh("show ip interface brief")) == brief
     context = ssl.create_default_context(cafile=str(lab.ca_file))
     with httpx.Client(verify=context, auth=(USERNAME, PASSWORD), timeout=20) as client:
         response = client.get(f"https://{device.address}:{device.https_port}"

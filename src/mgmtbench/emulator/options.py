@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,8 +70,15 @@ class EmulatorOptions:
         return self.addresses[index] if self.addresses else self.bind
 
     def mgmt_ip(self, index: int) -> str:
-        """The address device ``index`` reports as its management address (its own in a lab)."""
-        return self.addresses[index] if self.addresses else "198.18.0.1"
+        """The address device ``index`` reports as its management address: the one it is served
+        on (a lab's), or 198.18.0.1 when served on loopback or a wildcard address."""
+        try:
+            address = ipaddress.ip_address(self.address(index))
+        except ValueError:  # a name such as "localhost"
+            return "198.18.0.1"
+        if address.is_loopback or address.is_unspecified:
+            return "198.18.0.1"
+        return str(address)
 
     def port(self, base: int, index: int) -> int:
         """Device ``index``'s port: the same on every address, or ``base + index`` on one."""
