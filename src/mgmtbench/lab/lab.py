@@ -318,7 +318,8 @@ class Lab:
     # --- signals ----------------------------------------------------------------------------
 
     def _catch_sigterm(self) -> None:
-        """SIGTERM unwinds like Ctrl-C, so `down` runs (main thread only)."""
+        """SIGTERM unwinds like Ctrl-C (KeyboardInterrupt, which pytest also obeys: it stops the
+        session and runs fixture teardown), so `down` runs. Main thread only."""
         if threading.current_thread() is not threading.main_thread():
             return
         current = signal.getsignal(signal.SIGTERM)
@@ -354,4 +355,4 @@ def _index(conn: IPRoute, name: str) -> int:
 
 
 def _raise_exit(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(128 + signum)
+    raise KeyboardInterrupt(f"signal {signum}")
