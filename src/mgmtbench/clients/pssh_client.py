@@ -47,7 +47,7 @@ import os
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from mgmtbench.clients.base import REUSING_MODES, SSH_MODES, Client, ClientError, Transport
+from mgmtbench.clients.channels import ChannelClient
 from mgmtbench.clients.pty import SyncPty
 
 try:
@@ -79,20 +79,14 @@ def _library_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
-class _PsshClient(Client):
+class _PsshClient(ChannelClient):
     """What the two parallel-ssh clients share; subclasses name the client class and the PTY
     request."""
 
-    transport = Transport.SSH
-    modes = SSH_MODES
     extra = "parallel-ssh"
-    _errors: ClassVar[tuple[type[BaseException], ...] | None] = None
+    _library_errors: ClassVar[tuple[type[BaseException], ...] | None] = None
     #: The client detaches its socket on exit without closing the descriptor (pssh-ssh2).
     _leaks_socket: ClassVar[bool] = False
-
-    _stack: contextlib.ExitStack | None = None
-    _conn: Any = None
-    _pty: SyncPty | None = None
 
     def _client_class(self) -> Any:
         raise NotImplementedError
@@ -115,7 +109,7 @@ class _PsshClient(Client):
     def _exec(self, conn: Any, command: str) -> str:
         return _collect(conn, conn.run_command(command))
 
-    def _open_shell(self, conn: Any, stack: contextlib.ExitStack) -> SyncPty:
+    def _shell(self, conn: Any, stack: contextlib.ExitStack) -> SyncPty:
         channel = conn.open_session()
         stack.callback(conn.close_channel, channel)
         self._request_pty(conn, channel)
@@ -137,53 +131,18 @@ class _PsshClient(Client):
         pty.prepare(self.target)
         return pty
 
-    def setup(self) -> None:
-        if self.mode in REUSING_MODES:
-            self._stack = contextlib.ExitStack()
-            try:
-                self._conn = self._guard(lambda: self._connect(self._stack))
-                if self.mode == "pty-reuse":
-                    self._pty = self._guard(lambda: self._open_shell(self._conn, self._stack))
-            except BaseException:
-                self.teardown()
-                raise
+    def _pipelined(self, conn: Any, commands: list[str]) -> str:
+        outputs = [conn.run_command(c) for c in commands]
+        return "".join(_collect(conn, output) for output in outputs)
 
-    def run(self, commands: list[str]) -> str:
-        return str(self._guard(lambda: self._run(commands)))
+    def _errors(self) -> tuple[type[BaseException], ...]:
+        cls = type(self)
+        if cls._library_errors is None:
+            cls._library_errors = _library_errors()
+        return cls._library_errors
 
-    def _run(self, commands: list[str]) -> str:
-        mode = self.mode
-        if mode == "reuse-conn":
-            return "".join(self._exec(self._conn, c) for c in commands)
-        if mode == "pty-reuse":
-            assert self._pty is not None
-            return "".join(self._pty.command(c) for c in commands)
-        if mode == "pipelined":
-            outputs = [self._conn.run_command(c) for c in commands]
-            return "".join(_collect(self._conn, output) for output in outputs)
-        with contextlib.ExitStack() as stack:
-            conn = self._connect(stack)
-            if mode == "fresh-conn":
-                return "".join(self._exec(conn, c) for c in commands)
-            if mode == "batch-exec":
-                return self._exec(conn, "\n".join(commands))
-            pty = self._open_shell(conn, stack)  # pty-fresh
-            return "".join(pty.command(c) for c in commands)
-
-    def teardown(self) -> None:
-        stack, self._stack = self._stack, None
-        self._conn = self._pty = None
-        if stack is not None:
-            self._guard(stack.close)
-
-    def _guard(self, call: Any) -> Any:
-        errors = type(self)._errors
-        if errors is None:
-            errors = type(self)._errors = _library_errors()
-        try:
-            return call()
-        except errors as exc:
-            raise ClientError(f"{self.name}: {_message(exc)}") from exc
+    def _message(self, exc: BaseException) -> str:
+        return _message(exc)
 
 
 class PsshSsh2Client(_PsshClient):

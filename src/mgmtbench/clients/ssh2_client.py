@@ -22,10 +22,12 @@ applies (80x24); ``terminal width 511`` in the session prep sets the device's wi
 
 from __future__ import annotations
 
+import contextlib
 import socket
 from typing import Any
 
-from mgmtbench.clients.base import REUSING_MODES, SSH_MODES, Client, ClientError, Transport
+from mgmtbench.clients.base import ClientError
+from mgmtbench.clients.channels import ChannelClient
 from mgmtbench.clients.pty import SyncPty
 
 try:
@@ -55,18 +57,12 @@ class _Conn:
             self.sock.close()
 
 
-class Ssh2Client(Client):
+class Ssh2Client(ChannelClient):
     name = "ssh2"
-    transport = Transport.SSH
-    modes = SSH_MODES
     extra = "ssh2"
     needs = ("ssh2",)
 
-    _conn: _Conn | None = None
-    _pty: SyncPty | None = None
-    _shell: Any = None
-
-    def _connect(self) -> _Conn:
+    def _connect(self, stack: contextlib.ExitStack) -> _Conn:
         t = self.target
         sock = socket.create_connection((t.host, t.ssh_port), timeout=30)
         sock.settimeout(None)  # a blocking descriptor for libssh2, which has its own timeout
@@ -78,12 +74,9 @@ class Ssh2Client(Client):
         except BaseException:
             sock.close()
             raise
-        try:
-            self._check_host_key(session)
-            session.userauth_password(t.username, t.password)
-        except BaseException:
-            conn.close()
-            raise
+        stack.callback(conn.close)
+        self._check_host_key(session)
+        session.userauth_password(t.username, t.password)
         return conn
 
     def _check_host_key(self, session: Any) -> None:
@@ -108,8 +101,9 @@ class Ssh2Client(Client):
         finally:
             _close(channel)
 
-    def _open_shell(self, conn: _Conn) -> tuple[Any, SyncPty]:
+    def _shell(self, conn: _Conn, stack: contextlib.ExitStack) -> SyncPty:
         shell = conn.session.open_session()
+        stack.callback(_close, shell, False)
         shell.pty("vt100")
         shell.shell()
 
@@ -119,51 +113,13 @@ class Ssh2Client(Client):
 
         pty = SyncPty(shell.write, recv)
         pty.prepare(self.target)
-        return shell, pty
+        return pty
 
-    def setup(self) -> None:
-        if self.mode in REUSING_MODES:
-            self._conn = self._guard(self._connect)
-            if self.mode == "pty-reuse":
-                try:
-                    self._shell, self._pty = self._guard(lambda: self._open_shell(self._conn))
-                except BaseException:
-                    self.teardown()
-                    raise
-
-    def run(self, commands: list[str]) -> str:
-        return str(self._guard(lambda: self._run(commands)))
-
-    def _run(self, commands: list[str]) -> str:
-        mode = self.mode
-        if mode == "reuse-conn":
-            assert self._conn is not None
-            return "".join(self._exec(self._conn, c) for c in commands)
-        if mode == "pty-reuse":
-            assert self._pty is not None
-            return "".join(self._pty.command(c) for c in commands)
-        if mode == "pipelined":
-            return self._pipelined(commands)
-        conn = self._connect()
-        try:
-            if mode == "fresh-conn":
-                return "".join(self._exec(conn, c) for c in commands)
-            if mode == "batch-exec":
-                return self._exec(conn, "\n".join(commands))
-            shell, pty = self._open_shell(conn)  # pty-fresh
-            try:
-                return "".join(pty.command(c) for c in commands)
-            finally:
-                _close(shell, wait=False)
-        finally:
-            conn.close()
-
-    def _pipelined(self, commands: list[str]) -> str:
-        assert self._conn is not None
+    def _pipelined(self, conn: _Conn, commands: list[str]) -> str:
         channels = []
         try:
             for _ in commands:
-                channels.append(self._conn.session.open_session())
+                channels.append(conn.session.open_session())
             for channel, command in zip(channels, commands, strict=True):
                 channel.execute(command)
             return "".join(_read_all(channel) for channel in channels)
@@ -171,20 +127,11 @@ class Ssh2Client(Client):
             for channel in channels:
                 _close(channel)
 
-    def teardown(self) -> None:
-        try:
-            if self._shell is not None:
-                _close(self._shell, wait=False)
-            if self._conn is not None:
-                self._conn.close()
-        finally:
-            self._conn = self._shell = self._pty = None
+    def _errors(self) -> tuple[type[BaseException], ...]:
+        return (SSH2Error, OSError)
 
-    def _guard(self, call: Any) -> Any:
-        try:
-            return call()
-        except (SSH2Error, OSError) as exc:
-            raise ClientError(f"ssh2: {_message(exc)}") from exc
+    def _message(self, exc: BaseException) -> str:
+        return _message(exc)
 
 
 def _message(exc: BaseException) -> str:
