@@ -21,6 +21,7 @@ import ipaddress
 import itertools
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -224,8 +225,6 @@ class Lab:
         if self.state is not None:
             if self.state.netns in netns.listnetns():
                 netns.remove(self.state.netns)
-            import shutil
-
             shutil.rmtree(self.state.folder, ignore_errors=True)
             self.state = None
         self._restore_sigterm()

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ctypes
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 NETNS_DIR = Path("/var/run/netns")
@@ -33,10 +36,6 @@ def lab_namespaces() -> list[str]:
 
 def run_in(name: str, module: str, spec: dict[str, object]) -> None:
     """Run ``python -m module SPEC_JSON`` inside namespace ``name``; raise with its last error line."""
-    import json
-    import subprocess
-    import sys
-
     result = subprocess.run(
         [sys.executable, "-m", "mgmtbench.lab.nsexec", name, sys.executable, "-m", module,
          json.dumps(spec)], capture_output=True, text=True, timeout=60)
