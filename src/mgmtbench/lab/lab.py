@@ -37,7 +37,7 @@ from mgmtbench.emulator.options import Credentials
 from mgmtbench.errors import UsageError
 from mgmtbench.lab.backends import LinkBackend, LinkEnds, choose
 from mgmtbench.lab.calibrate import Calibration, calibrate
-from mgmtbench.lab.netns import NETNS_DIR, PREFIX, run_in
+from mgmtbench.lab.netns import NETNS_DIR, PREFIX, link_index, run_in
 from mgmtbench.lab.profiles import LinkProfile
 from mgmtbench.lab.state import LabState, clean_stale, registry_lock, used_indexes
 
@@ -271,7 +271,7 @@ class Lab:
             "dev_if": ends.dev_if, "dev_ip": dev_ip, "gateway": host_ip,
             "lo_addresses": addresses})
         with IPRoute() as ipr:
-            index = _index(ipr, ends.host_if)
+            index = link_index(ipr, ends.host_if)
             ipr.addr("add", index=index, address=host_ip, prefixlen=30)
             ipr.link("set", index=index, state="up")
             ipr.route("add", dst=subnet, gateway=dev_ip)
@@ -340,17 +340,6 @@ def _wait_mounted(path: Path) -> None:
             return
         time.sleep(0.01)
     raise UsageError(f"network namespace {path.name} was not created")
-
-
-def _index(conn: IPRoute, name: str) -> int:
-    """An interface's index by name (from a full dump: pyroute2's filtered lookup sometimes
-    misses a TUN interface another process just created)."""
-    for _ in range(50):
-        for link in conn.get_links():
-            if link.get("ifname") == name:
-                return int(link["index"])
-        time.sleep(0.02)
-    raise UsageError(f"interface {name} did not appear")
 
 
 def _raise_exit(signum: int, frame: FrameType | None) -> None:

@@ -7,7 +7,9 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 NETNS_DIR = Path("/var/run/netns")
 CLONE_NEWNET = 0x40000000
@@ -42,3 +44,14 @@ def run_in(name: str, module: str, spec: dict[str, object]) -> None:
     if result.returncode != 0:
         lines = result.stderr.strip().splitlines()
         raise RuntimeError(f"{module} in {name} failed: {lines[-1] if lines else result.returncode}")
+
+
+def link_index(ipr: Any, name: str, attempts: int = 100) -> int:
+    """An interface's index by name, from a full dump (pyroute2's filtered lookup was seen to
+    miss a TUN interface another process had just created), waiting up to ~2 s for it."""
+    for _ in range(attempts):
+        for link in ipr.get_links():
+            if link.get("ifname") == name:
+                return int(link["index"])
+        time.sleep(0.02)
+    raise LookupError(f"interface {name} did not appear")

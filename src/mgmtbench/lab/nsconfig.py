@@ -9,19 +9,11 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from typing import Any
 
 from pyroute2 import IPRoute
 
-
-def link_index(ipr: IPRoute, name: str) -> int:
-    for _ in range(100):
-        for link in ipr.get_links():
-            if link.get("ifname") == name:
-                return int(link["index"])
-        time.sleep(0.02)
-    raise SystemExit(f"interface {name} did not appear")
+from mgmtbench.lab.netns import link_index
 
 
 def configure(spec: dict[str, Any]) -> None:
