@@ -10,6 +10,7 @@ from mgmtbench import __version__
 from mgmtbench.emulator import command as serve_command
 from mgmtbench.errors import MgmtbenchError
 from mgmtbench.lab import command as lab_command
+from mgmtbench.results import command as report_command
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     serve_command.register(sub)
     lab_command.register(sub)
+    report_command.register(sub)
     return parser
 
 

@@ -1,0 +1,41 @@
+"""``mgmtbench report RUN.json [RUN2.json ...] --out DIR``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mgmtbench.errors import UsageError
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("report", help="Markdown report with tables and charts from saved runs",
+                       description="Write DIR/report.md and its PNG charts; with two or more "
+                                   "runs, the last is compared with the one before it.")
+    p.add_argument("runs", nargs="*", type=Path,
+                   help="pytest-benchmark JSON files (default: every run saved under .benchmarks/)")
+    p.add_argument("--out", type=Path, default=Path("report"), help="output folder (default: report)")
+    p.add_argument("--baseline", default=None, metavar="CLIENT/MODE",
+                   help="speed-ups against this client/mode (default: the slowest)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from mgmtbench.results.load import saved_runs
+        from mgmtbench.results.report import write_report
+    except ImportError as exc:
+        raise UsageError(f"reports need pandas and matplotlib: pip install 'mgmtbench[results]' "
+                         f"({exc.name} is missing)") from exc
+    baseline = None
+    if args.baseline:
+        client, sep, mode = args.baseline.partition("/")
+        if not sep:
+            raise UsageError(f"--baseline {args.baseline!r}: use CLIENT/MODE, e.g. paramiko/fresh-conn")
+        baseline = (client, mode)
+    runs = args.runs or saved_runs()
+    if not runs:
+        raise UsageError("no runs: give JSON files or run `nox -s bench` first")
+    path = write_report(list(runs), args.out, baseline)
+    print(f"report written to {path}")
+    return 0

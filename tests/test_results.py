@@ -1,0 +1,119 @@
+"""Results: real benchmark runs loaded, compared, charted, reported, and the notebook executed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+from nbclient import NotebookClient
+
+from mgmtbench.results import ResultsError, deltas, load_runs, speedups
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Two small real runs of the transport-mode benchmark (asyncssh, local, 1 and 5 commands)."""
+    folder = tmp_path_factory.mktemp("runs")
+    paths = []
+    for index in (1, 2):
+        path = folder / f"run{index}.json"
+        result = subprocess.run(
+            [sys.executable, "-m", "pytest", "benchmarks/test_transport_modes.py", "-q",
+             "-p", "no:cacheprovider", "--profiles", "local", "--clients", "asyncssh",
+             "--commands", "1,5", f"--benchmark-json={path}"],
+            cwd=ROOT, capture_output=True, text=True, timeout=300,
+            env={**os.environ, "MGMTBENCH_ROUND_SECONDS": "0.3"})
+        assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+        paths.append(path)
+    return paths
+
+
+def test_load_gives_a_row_per_benchmark(runs: list[Path]) -> None:
+    frame = load_runs(runs)
+    assert len(frame) == 2 * 6 * 2  # runs x asyncssh modes x command counts
+    assert set(frame["run"]) == {"run1", "run2"}
+    for column in ("client", "mode", "profile", "commands", "mean_ms", "p95_ms", "rtts",
+                   "backend", "measured_rtt_ms", "packets_per_iteration", "commit", "machine"):
+        assert column in frame, column
+    assert (frame["mean_ms"] > 0).all()
+
+
+def test_speedups_against_a_baseline(runs: list[Path]) -> None:
+    table = speedups(load_runs(runs[:1]), baseline=("asyncssh", "fresh-conn"))
+    base = table[(table["mode"] == "fresh-conn")]
+    assert (base["speedup"] - 1).abs().max() < 1e-9
+    assert (table.groupby(["profile", "commands"])["speedup"].max() > 1).all()
+    with pytest.raises(ResultsError, match="baseline paramiko/nope"):
+        speedups(load_runs(runs[:1]), baseline=("paramiko", "nope"))
+
+
+def test_deltas_flag_only_changes_beyond_noise() -> None:
+    base = pd.DataFrame({"client": ["a", "b"], "mode": ["m", "m"], "profile": ["p", "p"],
+                         "commands": [5, 5], "mean_ms": [100.0, 100.0],
+                         "stddev_ms": [5.0, 5.0], "rounds": [20, 20]})
+    new = base.copy()
+    new.loc[0, "mean_ms"] = 200.0  # far beyond the noise
+    new.loc[1, "mean_ms"] = 101.0  # within it
+    flagged = deltas(base, new).set_index("client")["significant"]
+    assert bool(flagged["a"]) is True
+    assert bool(flagged["b"]) is False
+    other = base.assign(profile="q")
+    with pytest.raises(ResultsError, match="no benchmark in common"):
+        deltas(base, other)
+
+
+def test_report_command_writes_markdown_and_charts(runs: list[Path], tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    result = subprocess.run([sys.executable, "-m", "mgmtbench.cli", "report", *map(str, runs),
+                             "--out", str(out), "--baseline", "asyncssh/fresh-conn"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    text = (out / "report.md").read_text()
+    assert "## local, 1 commands" in text
+    assert "## local, 5 commands" in text
+    assert "## run2.json against run1.json" in text
+    charts = sorted(out.glob("*.png"))
+    assert charts
+    for chart in charts:
+        assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f"]({chart.name})" in text
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("not json at all", "not a JSON file"),
+    (json.dumps({"hello": 1}), "not pytest-benchmark JSON"),
+    (json.dumps({"benchmarks": []}), "the run has no benchmarks"),
+])
+def test_bad_input_is_one_clear_line(content: str, message: str, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    result = subprocess.run([sys.executable, "-m", "mgmtbench.cli", "report", str(bad),
+                             "--out", str(tmp_path / "out")], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_the_notebook_runs_on_real_results(runs: list[Path], tmp_path: Path) -> None:
+    notebook = nbformat.read(ROOT / "notebooks" / "compare.ipynb", as_version=4)
+    os.environ["MGMTBENCH_RUNS"] = os.pathsep.join(map(str, runs))
+    os.environ["MGMTBENCH_CHARTS"] = str(tmp_path / "charts")
+    try:
+        NotebookClient(notebook, timeout=120, kernel_name="python3",
+                       resources={"metadata": {"path": str(tmp_path)}}).execute()
+    finally:
+        del os.environ["MGMTBENCH_RUNS"], os.environ["MGMTBENCH_CHARTS"]
+    errors = [o for cell in notebook.cells for o in cell.get("outputs", [])
+              if o.get("output_type") == "error"]
+    assert errors == []
+    assert list((tmp_path / "charts").glob("*.png"))
