@@ -161,7 +161,7 @@ def lab(request: pytest.FixtureRequest, lab_for: Callable[[str], LabLike]) -> La
 def make_target(host: str, ssh_port: int, https_port: int, *, platform: str,
                 ca_file: Path | None, known_hosts: Path | None, keys: ClientKeys) -> Target:
     """A client Target for a device served with the test credentials."""
-    paging = load_platform(platform).style.paging[0].split("<")[0] + "0"
+    paging = load_platform(platform).style.paging_off
     return Target(host=host, ssh_port=ssh_port, https_port=https_port, username=USERNAME,
                   password=PASSWORD, enable_secret=SECRET, platform=platform, ca_file=ca_file,
                   known_hosts=known_hosts, key_file=keys.private, paging_off=paging)

@@ -10,6 +10,7 @@ from typing import Any
 
 from mgmtbench.clients import AsyncClient, Client
 from mgmtbench.emulator import Device, DeviceFacts, load_platform
+from mgmtbench.lab.calibrate import percentile
 
 SHOW_COMMANDS = {
     "cisco_ios": ["show version", "show clock", "show ip interface brief", "show inventory",
@@ -57,14 +58,6 @@ class Driver:
         if self.loop is not None:
             return self.loop.run_until_complete(result)
         return result
-
-
-def percentile(data: list[float], pct: float) -> float:
-    ordered = sorted(data)
-    rank = (len(ordered) - 1) * pct / 100
-    low = int(rank)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
 def timing_info(data: list[float], rtt_ms: float | None) -> dict[str, float | None]:

@@ -85,4 +85,4 @@ def https_client(emu: EmulatorThread, *, http2: bool = False, auth: bool = True)
 
 def paging_off(endpoint: DeviceEndpoint) -> str:
     """The platform's own command that turns paging off (``terminal length 0`` on IOS)."""
-    return endpoint.device.platform.style.paging[0].split("<")[0] + "0"
+    return endpoint.device.platform.style.paging_off

@@ -19,7 +19,6 @@ from mgmtbench.emulator.server import DeviceEndpoint
 from mgmtbench.emulator.session import CliSession, Mode
 
 TIMEOUT = 20  # seconds for one client run; each takes well under one
-PAGING_OFF = {"cisco_ios": "terminal length 0", "cisco_asa": "terminal pager 0"}
 
 
 def tool(name: str) -> str:
@@ -91,7 +90,7 @@ def test_interactive_session(endpoint: DeviceEndpoint,
                              emulator_for: Callable[[str], EmulatorThread],
                              client_keys: ClientKeys) -> None:
     args = ssh_args(endpoint, emulator_of(endpoint, emulator_for), client_keys, "-tt")
-    paging = PAGING_OFF[endpoint.device.platform.name]
+    paging = endpoint.device.platform.style.paging_off
     result = run(args, stdin=f"{paging}\nshow clock\nexit\n".encode())
     assert result.returncode == 0, result.stderr.decode(errors="replace")
     suffix = endpoint.device.platform.style.prompt_suffix

@@ -44,6 +44,11 @@ class PlatformStyle:
     config_banner: str = ""
     prompt_suffix: str = ""
 
+    @property
+    def paging_off(self) -> str:
+        """The platform's own command that turns paging off (``terminal length 0`` on IOS)."""
+        return self.paging[0].split("<")[0] + "0"
+
 
 @dataclass(frozen=True, eq=False)
 class Platform:

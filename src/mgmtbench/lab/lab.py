@@ -33,7 +33,7 @@ from types import FrameType, TracebackType
 
 from pyroute2 import IPRoute, netns
 
-from mgmtbench.emulator.options import Credentials
+from mgmtbench.emulator.options import Credentials, EmulatorOptions
 from mgmtbench.errors import UsageError
 from mgmtbench.lab.backends import LinkBackend, LinkEnds, choose
 from mgmtbench.lab.calibrate import Calibration, calibrate
@@ -250,7 +250,7 @@ class Lab:
         state.save()
         host_ip, dev_ip, subnet, addresses = _addresses(index, self.device_count)
         self._configure(ends, host_ip, dev_ip, subnet, addresses)
-        names = self._hostnames()
+        names = EmulatorOptions(hostname=self.hostname, devices=self.device_count).hostnames()
         self.devices = [LabDevice(n, a, SSH_PORT, HTTPS_PORT) for n, a in zip(names, addresses,
                                                                               strict=True)]
         self._start_in_netns("echo", [sys.executable, "-m", "mgmtbench.lab.echo", addresses[0],
@@ -258,12 +258,6 @@ class Lab:
         self._start_emulator(addresses)
         self.calibration = calibrate(addresses[0], ECHO_PORT, self.calibration_samples,
                                      icmp=True)
-
-    def _hostnames(self) -> list[str]:
-        if self.device_count == 1:
-            return [self.hostname]
-        width = max(3, len(str(self.device_count)))
-        return [f"{self.hostname}-{i:0{width}d}" for i in range(1, self.device_count + 1)]
 
     def _configure(self, ends: LinkEnds, host_ip: str, dev_ip: str, subnet: str,
                    addresses: list[str]) -> None:
