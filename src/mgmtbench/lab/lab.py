@@ -147,6 +147,7 @@ class Lab:
         self.devices: list[LabDevice] = []
         self.calibration: Calibration | None = None
         self._processes: list[subprocess.Popen[bytes]] = []
+        self._device_processes: list[subprocess.Popen[bytes]] = []
         self._old_sigterm: object = None
 
     # --- public API -------------------------------------------------------------------------
@@ -167,6 +168,11 @@ class Lab:
     @property
     def known_hosts(self) -> Path:
         return self.folder / "emulator" / "known_hosts"
+
+    def device_pids(self) -> list[int]:
+        """Host-visible pids of the processes that serve the lab's devices (their CPU time and
+        memory are what a fleet benchmark reports as the emulator's)."""
+        return [p.pid for p in self._device_processes if p.poll() is None]
 
     def counters(self) -> LinkCounters:
         assert self.state is not None
@@ -219,6 +225,7 @@ class Lab:
                 process.kill()
                 process.wait()
         self._processes.clear()
+        self._device_processes.clear()
         if self.backend is not None:
             self.backend.down()
             self.backend = None
@@ -282,9 +289,10 @@ class Lab:
         argv += ["--hostname", self.hostname]
         if creds.authorized_keys is not None:
             argv += ["--authorized-keys", str(creds.authorized_keys)]
-        self._start_in_netns("emulator", argv, "Press Ctrl-C")
+        self._device_processes.append(self._start_in_netns("emulator", argv, "Press Ctrl-C"))
 
-    def _start_in_netns(self, name: str, argv: list[str], ready: str, timeout: float = 60) -> None:
+    def _start_in_netns(self, name: str, argv: list[str], ready: str,
+                        timeout: float = 60) -> subprocess.Popen[bytes]:
         assert self.state is not None
         folder = self.folder
         folder.mkdir(parents=True, exist_ok=True)
@@ -307,6 +315,7 @@ class Lab:
                 raise UsageError(f"the lab's {name} was not ready within {timeout:.0f} s "
                                  f"(see {err_path})")
             time.sleep(0.05)
+        return process
 
     # --- signals ----------------------------------------------------------------------------
 

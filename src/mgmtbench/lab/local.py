@@ -61,6 +61,10 @@ class LocalLab:
             self._emulator.stop()
             self._emulator = None
 
+    def device_pids(self) -> list[int]:
+        """None of its own: the emulator runs in a thread of this process."""
+        return []
+
     def counters(self) -> LinkCounters:
         return read_counters("lo")
 
