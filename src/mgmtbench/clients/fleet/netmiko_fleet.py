@@ -1,0 +1,14 @@
+"""Netmiko at scale: a ``ConnectHandler`` per device in a thread pool (what Nornir and most
+Netmiko scripts do), ``send_command`` twice on the kept session."""
+
+from __future__ import annotations
+
+from mgmtbench.clients.fleet.adapted import AdaptedFleet
+from mgmtbench.clients.netmiko_client import NetmikoClient
+
+
+class NetmikoFleet(AdaptedFleet):
+    name = "netmiko"
+    how = "ThreadPoolExecutor, one ConnectHandler per device"
+    adapter = NetmikoClient
+    mode = "pty-reuse"
