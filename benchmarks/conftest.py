@@ -8,6 +8,8 @@ import pytest
 
 DEFAULT_PROFILES = "local,regional,intercontinental"
 DEFAULT_COMMANDS = "5"
+DEFAULT_CONCURRENCY = "1,10,50,100,200"
+DEFAULT_FLEET_PROFILES = "local,regional"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -20,35 +22,113 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          f"(default: {DEFAULT_COMMANDS})")
     group.addoption("--clients", default="all",
                     help="comma-separated client names (default: all)")
+    group.addoption("--concurrency", default=DEFAULT_CONCURRENCY,
+                    help="fleet benchmark: comma-separated session counts, each session to its "
+                         f"own device (default: {DEFAULT_CONCURRENCY})")
+    group.addoption("--fleet-profiles", default=DEFAULT_FLEET_PROFILES,
+                    help=f"fleet benchmark: link profiles (default: {DEFAULT_FLEET_PROFILES})")
 
 
 def _split(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "client" not in metafunc.fixturenames or "profile" not in metafunc.fixturenames:
-        return
-    from mgmtbench.clients import ADAPTERS, pairs
+def _profiles(config: pytest.Config, option: str) -> list[str]:
     from mgmtbench.lab.profiles import BUILTIN, resolve
 
-    config = metafunc.config
-    profiles = _split(config.getoption("--profiles"))
+    profiles = _split(config.getoption(option))
     if profiles == ["all"]:
         profiles = list(BUILTIN)
     for name in profiles:
         resolve(name)  # a clear error for a typo, before anything starts
-    counts = [int(c) for c in _split(config.getoption("--commands"))]
+    return profiles
+
+
+def _counts(config: pytest.Config, option: str) -> list[int]:
+    try:
+        counts = [int(c) for c in _split(config.getoption(option))]
+    except ValueError:
+        raise pytest.UsageError(f"{option} takes comma-separated whole numbers, not "
+                                f"{config.getoption(option)!r}") from None
+    if not counts or min(counts) < 1:
+        raise pytest.UsageError(f"{option} takes numbers of at least 1")
+    return counts
+
+
+def _clients(config: pytest.Config, known: list[str]) -> list[str]:
     wanted = _split(config.getoption("--clients"))
-    if wanted != ["all"]:
-        unknown = set(wanted) - set(ADAPTERS)
-        if unknown:
-            raise pytest.UsageError(f"unknown clients {sorted(unknown)}: choose from "
-                                    f"{', '.join(ADAPTERS)}")
-    matrix = [(c, m) for c, m in pairs() if wanted == ["all"] or c in wanted]
+    if wanted == ["all"]:
+        return known
+    unknown = set(wanted) - set(known)
+    if unknown:
+        raise pytest.UsageError(f"unknown clients {sorted(unknown)}: choose from {', '.join(known)}")
+    return [c for c in known if c in wanted]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "concurrency" in metafunc.fixturenames:
+        _fleet_matrix(metafunc)
+        return
+    if "client" not in metafunc.fixturenames or "profile" not in metafunc.fixturenames:
+        return
+    from mgmtbench.clients import ADAPTERS, pairs
+
+    config = metafunc.config
+    profiles = _profiles(config, "--profiles")
+    counts = _counts(config, "--commands")
+    wanted = _clients(config, list(ADAPTERS))
+    matrix = [(c, m) for c, m in pairs() if c in wanted]
     metafunc.parametrize("profile", profiles)
     metafunc.parametrize("commands", counts, ids=[f"{n}cmd" for n in counts])
     metafunc.parametrize(("client", "mode"), matrix, ids=[f"{c}-{m}" for c, m in matrix])
+
+
+def _fleet_matrix(metafunc: pytest.Metafunc) -> None:
+    from mgmtbench.clients.fleet import FLEET_RUNNERS
+
+    config = metafunc.config
+    metafunc.parametrize("profile", _profiles(config, "--fleet-profiles"))
+    counts = _counts(config, "--concurrency")
+    metafunc.parametrize("concurrency", counts, ids=[f"c{n}" for n in counts])
+    metafunc.parametrize("client", _clients(config, list(FLEET_RUNNERS)))
+
+
+@pytest.fixture(scope="session")
+def fleet_lab_for(request: pytest.FixtureRequest, client_keys: Any) -> Any:
+    """``fleet_lab_for("regional")``: the session's fleet lab for that profile, with as many
+    devices as the largest ``--concurrency`` (made on first use, one emulator serving them)."""
+    from conftest import PASSWORD, SECRET, USERNAME
+    from mgmtbench.emulator import Credentials
+    from mgmtbench.errors import UsageError
+    from mgmtbench.lab.lab import Lab, has_net_admin
+    from mgmtbench.lab.local import LocalLab
+    from mgmtbench.lab.profiles import resolve
+
+    config = request.config
+    size = max(_counts(config, "--concurrency"))
+    backend = str(config.getoption("--link-backend"))
+    credentials = Credentials(username=USERNAME, password=PASSWORD, enable_secret=SECRET,
+                              authorized_keys=client_keys.authorized_keys)
+    labs: dict[str, Any] = {}
+
+    def get(name: str) -> Any:
+        if name not in labs:
+            profile = resolve(name)
+            if not has_net_admin():
+                if profile.impaired:
+                    pytest.skip(f"profile {name} needs a lab network: run as root")
+                labs[name] = LocalLab(profile, devices=size, credentials=credentials).up()
+            else:
+                try:
+                    labs[name] = Lab(profile, backend=backend, devices=size,
+                                     credentials=credentials).up()
+                except UsageError as exc:
+                    pytest.fail(f"fleet lab for profile {name}: {exc}")
+        return labs[name]
+
+    yield get
+    for made in labs.values():
+        made.down()
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
@@ -57,6 +137,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         return
     _ratios(terminalreporter, session.benchmarks)
     _mode_table(terminalreporter, session.benchmarks)
+    _fleet_table(terminalreporter, session.benchmarks)
 
 
 def _ratios(reporter: Any, benchmarks: list[Any]) -> None:
@@ -81,7 +162,7 @@ def _ratios(reporter: Any, benchmarks: list[Any]) -> None:
 
 def _mode_table(reporter: Any, benchmarks: list[Any]) -> None:
     """Per profile and command count: client x mode, mean, p95, RTTs, speed-up vs the slowest."""
-    rows = [b for b in benchmarks if not b.has_error and b.stats and "client" in b.extra_info]
+    rows = [b for b in benchmarks if not b.has_error and b.stats and "mode" in b.extra_info]
     if not rows:
         return
     from rich.console import Console
@@ -109,4 +190,42 @@ def _mode_table(reporter: Any, benchmarks: list[Any]) -> None:
                           "-" if rtts is None else f"{rtts:.1f}",
                           f"{extra.get('packets_per_iteration', 0):.0f}",
                           f"x{slowest / bench.stats.mean:.1f}")
+        console.print(table)
+
+
+def _fleet_table(reporter: Any, benchmarks: list[Any]) -> None:
+    """Per profile and concurrency: client, makespan, per-phase medians, CPU, memory."""
+    rows = [b for b in benchmarks if not b.has_error and b.stats and "concurrency" in b.extra_info]
+    if not rows:
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    from mgmtbench.clients.fleet import PHASES
+
+    console = Console(file=reporter._tw._file, force_terminal=False, width=160)
+    by_group: dict[tuple[str, int], list[Any]] = {}
+    for bench in rows:
+        by_group.setdefault((bench.extra_info["profile"], bench.extra_info["concurrency"]),
+                            []).append(bench)
+    reporter.section("concurrency (medians; ms unless named; - : the library does not separate "
+                     "that phase, its time is in the one before)")
+    for (profile, concurrency), benches in sorted(by_group.items()):
+        info = benches[0].extra_info
+        table = Table(title=f"{profile}: measured RTT {info['measured_rtt_ms']} ms "
+                            f"({info['backend']}), {concurrency} sessions to {concurrency} devices, "
+                            f"{info['command']!r} twice per session", title_justify="left")
+        for column in ("client", "makespan", "session", *PHASES, "client CPU s", "CPU/session",
+                       "peak RSS MiB", "emulator CPU"):
+            table.add_column(column, justify="left" if column == "client" else "right")
+        for bench in sorted(benches, key=lambda b: b.stats.median):
+            extra = bench.extra_info
+            phases = extra["phases_ms"]
+            emulator = extra.get("emulator_cpu_pct")
+            table.add_row(
+                extra["client"], f"{bench.stats.median * 1000:.0f}", f"{extra['session_ms']:.1f}",
+                *("-" if phases[p] is None else f"{phases[p]:.1f}" for p in PHASES),
+                f"{extra['client_cpu_s']:.3f}", f"{extra['client_cpu_ms_per_session']:.2f}",
+                f"{extra['client_peak_rss_mib']:.0f}",
+                "-" if emulator is None else f"{emulator:.0f}% of a core")
         console.print(table)

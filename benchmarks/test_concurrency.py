@@ -1,0 +1,114 @@
+"""Client libraries at concurrency (after parallel-ssh's paramiko-vs-libssh2 study): N sessions
+at once, each to a distinct device of a fleet lab, each running a ~26 KB command twice.
+
+Parametrised over client x concurrency x profile (``--clients``, ``--concurrency``,
+``--fleet-profiles``; ids ``[asyncssh-c100-regional]``). The timed part is one fleet run: from the
+first connection to the last disconnect (the makespan). Each library runs in a worker process of
+its own, started untimed, so its CPU time (user + system, including any ``ssh`` processes) and
+peak memory are the client's alone; the emulator's CPU time over the same rounds is read from
+/proc. Every session's two outputs are checked; any session error fails the benchmark with the
+library's message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from pytest_benchmark.fixture import BenchmarkFixture
+
+from benchmarks.transport import expected_output
+from conftest import ClientKeys, LabLike, make_target
+from mgmtbench.clients.fleet import PHASES, fleet_runner
+from mgmtbench.clients.fleet.worker import FleetWorker
+from mgmtbench.lab.usage import usage
+
+PLATFORM = "cisco_ios"
+COMMAND = "show interfaces"  # ~26 KB on the cisco_ios transcript
+# Rounds: a time budget per benchmark, within limits (MGMTBENCH_FLEET_SECONDS raises it).
+TARGET_SECONDS = float(os.environ.get("MGMTBENCH_FLEET_SECONDS", "3"))
+MIN_ROUNDS, MAX_ROUNDS = 2, 10
+
+
+def test_fleet(benchmark: BenchmarkFixture, fleet_lab_for: Callable[[str], LabLike],
+               client_keys: ClientKeys, client: str, concurrency: int, profile: str) -> None:
+    cls = fleet_runner(client)
+    hint = cls.missing()
+    if hint:
+        pytest.skip(hint)
+    lab = fleet_lab_for(profile)
+    devices = lab.devices[:concurrency]
+    assert len(devices) == concurrency, f"the fleet lab has {len(lab.devices)} devices"
+    targets = [make_target(d.address, d.ssh_port, d.https_port, platform=PLATFORM,
+                           ca_file=lab.ca_file, known_hosts=lab.known_hosts, keys=client_keys)
+               for d in devices]
+    expected = [hashlib.sha256(expected_output(PLATFORM, d.hostname, d.reported_ip, [COMMAND])
+                               .encode("ascii")).hexdigest() for d in devices]
+    reports: list[dict[str, Any]] = []
+    emulator_cpu: list[float] = []
+    pids = lab.device_pids()
+
+    with FleetWorker(client) as worker:
+        def one_round() -> None:
+            before = usage(pids)
+            reports.append(worker.run(targets, COMMAND, expected))
+            emulator_cpu.append((usage(pids) - before).cpu_s)
+
+        start = time.perf_counter()
+        one_round()  # warm-up (imports, first connections), and the first check
+        _check(reports[-1])
+        rounds = int(min(MAX_ROUNDS, max(MIN_ROUNDS, TARGET_SECONDS / (time.perf_counter() - start))))
+        reports.clear()
+        emulator_cpu.clear()
+        benchmark.group = f"fleet {profile}, concurrency {concurrency}"
+        benchmark.pedantic(one_round, rounds=rounds, iterations=1)
+        hello = worker.hello
+    for report in reports:
+        _check(report)
+
+    info = lab.describe()
+    walls = [r["wall"] for r in reports]
+    cpu = [r["cpu_user"] + r["cpu_system"] - r["cpu_sampler"] for r in reports]
+    benchmark.extra_info.update({
+        "client": client, "concurrency": concurrency, "profile": profile, "command": COMMAND,
+        "how": hello["how"], "merged": hello["merged"],
+        "backend": info["backend"], "configured_rtt_ms": info["configured_rtt_ms"],
+        "measured_rtt_ms": info["measured_rtt_ms"],
+        "phases_ms": _phase_medians(reports),
+        "session_ms": round(statistics.median(_session_totals(reports)) * 1000, 3),
+        "makespan_ms": round(statistics.median(walls) * 1000, 3),
+        "client_cpu_s": round(statistics.median(cpu), 4),
+        "client_cpu_ms_per_session": round(statistics.median(cpu) * 1000 / concurrency, 3),
+        "client_cpu_pct": round(100 * sum(cpu) / sum(walls), 1),
+        "client_peak_rss_mib": round(max(r["peak_rss"] for r in reports) / 2**20, 1),
+        "emulator_cpu_s": round(statistics.median(emulator_cpu), 4) if pids else None,
+        "emulator_cpu_pct": round(100 * sum(emulator_cpu) / sum(walls), 1) if pids else None,
+        "emulator_rss_mib": round(usage(pids).rss_bytes / 2**20, 1) if pids else None,
+        "lab_devices": len(lab.devices),
+        "errors": 0,
+        "versions": cls.versions(),
+    })
+
+
+def _check(report: dict[str, Any]) -> None:
+    errors = [s["error"] for s in report["sessions"] if s["error"]]
+    assert not errors, (f"{len(errors)} of {len(report['sessions'])} sessions failed; first: "
+                        f"{errors[0]}")
+
+
+def _phase_medians(reports: list[dict[str, Any]]) -> dict[str, float | None]:
+    """Per phase: the median over every session of every round (None: not separable)."""
+    out: dict[str, float | None] = {}
+    for phase in PHASES:
+        values = [s[phase] for r in reports for s in r["sessions"] if s[phase] is not None]
+        out[phase] = round(statistics.median(values) * 1000, 3) if values else None
+    return out
+
+
+def _session_totals(reports: list[dict[str, Any]]) -> list[float]:
+    return [sum(s[p] or 0.0 for p in PHASES) for r in reports for s in r["sessions"]]
