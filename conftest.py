@@ -7,13 +7,15 @@
 - ``fresh_emulator``: a new emulator for a test that changes device state.
 - ``lab``: a lab network for the profile given by indirect parametrisation
   (``@pytest.mark.parametrize("lab", ["regional"], indirect=True)``; default ``local``), one per
-  profile for the whole session. ``--link-backend`` forces a backend. Without root or
-  CAP_NET_ADMIN the local profile runs on loopback and other profiles are skipped, saying why.
+  profile for the whole session. ``--link-backend`` forces a backend; ``--device-runtime docker``
+  runs the devices as containers (``--device-image``). Without root or CAP_NET_ADMIN the local
+  profile runs on loopback and other profiles are skipped, saying why.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +31,7 @@ from mgmtbench.lab import Lab
 from mgmtbench.lab.lab import has_net_admin
 from mgmtbench.lab.local import LocalLab
 from mgmtbench.lab.profiles import resolve
+from mgmtbench.lab.runtimes import DEFAULT_IMAGE, RUNTIMES
 
 PLATFORMS = ("cisco_ios", "cisco_asa")
 HOSTNAMES = {"cisco_ios": "R1", "cisco_asa": "asa1"}
@@ -118,6 +121,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--link-backend", default="auto",
                      help="lab link backend: auto (netem if the kernel has it, else tun), netem, "
                           "tun or none")
+    parser.addoption("--device-runtime", default="netns", choices=list(RUNTIMES),
+                     help="how lab devices run: netns (one emulator process in the lab's "
+                          "namespace, default) or docker (a container per device)")
+    parser.addoption("--device-image", default=os.environ.get("MGMTBENCH_DEVICE_IMAGE",
+                                                              DEFAULT_IMAGE),
+                     help="device image for --device-runtime docker (default: $MGMTBENCH_DEVICE_"
+                          f"IMAGE or {DEFAULT_IMAGE})")
 
 
 LabLike = Lab | LocalLab
@@ -129,6 +139,8 @@ def lab_for(request: pytest.FixtureRequest, client_keys: ClientKeys) -> Iterator
     """``lab_for("regional")``: the session's lab for that profile, made on first use."""
     labs: dict[str, LabLike] = {}
     backend = str(request.config.getoption("--link-backend"))
+    runtime = str(request.config.getoption("--device-runtime"))
+    image = str(request.config.getoption("--device-image"))
     credentials = Credentials(username=USERNAME, password=PASSWORD, enable_secret=SECRET,
                               authorized_keys=client_keys.authorized_keys)
 
@@ -136,14 +148,14 @@ def lab_for(request: pytest.FixtureRequest, client_keys: ClientKeys) -> Iterator
         if profile_name not in labs:
             profile = resolve(profile_name)
             if not has_net_admin():
-                if profile.impaired:
+                if profile.impaired or runtime != "netns":
                     pytest.skip(f"profile {profile_name} needs a lab network: run as root or "
                                 "with CAP_NET_ADMIN")
                 labs[profile_name] = LocalLab(profile, credentials=credentials).up()
             else:
                 try:
-                    labs[profile_name] = Lab(profile, backend=backend,
-                                             credentials=credentials).up()
+                    labs[profile_name] = Lab(profile, backend=backend, credentials=credentials,
+                                             runtime=runtime, image=image).up()
                 except UsageError as exc:
                     pytest.fail(f"lab for profile {profile_name}: {exc}")
         return labs[profile_name]

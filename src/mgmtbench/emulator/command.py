@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import signal
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from mgmtbench.emulator.options import HOST_KEY_TYPES, Credentials, EmulatorOptions, Limits
 from mgmtbench.emulator.server import Emulator
 from mgmtbench.emulator.transcripts import available_platforms
+from mgmtbench.errors import UsageError
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -19,7 +22,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "serve",
         help="run the device emulator (SSH + HTTPS) in the foreground",
         description="Serve emulated devices over SSH (exec and shell) and the ASA-style HTTPS API "
-        "until Ctrl-C.",
+        "until Ctrl-C. Every option can also come from the environment as MGMTBENCH_<OPTION> "
+        "(MGMTBENCH_SSH_PORT=22, MGMTBENCH_HOSTNAME=R7, ...), as in the container image; an "
+        "option on the command line wins.",
     )
     p.add_argument("--hostname", default="R1", help="device hostname (default: %(default)s)")
     p.add_argument("--platform", default="cisco_ios",
@@ -54,6 +59,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="where to write the CA, known_hosts (default: a temporary folder)")
     p.add_argument("-v", "--verbose", action="store_true", help="log every connection")
     p.set_defaults(run=run)
+    _defaults_from_environment(p, os.environ)
+
+
+def _defaults_from_environment(parser: argparse.ArgumentParser, environ: Mapping[str, str]) -> None:
+    """MGMTBENCH_SSH_PORT=22 is the default of ``--ssh-port``. argparse applies an option's type
+    to a string default, so a bad value gets the same message as on the command line."""
+    for action in parser._actions:
+        option = next((o for o in action.option_strings if o.startswith("--")), None)
+        if option is None or action.nargs == 0:  # flags such as --verbose stay off
+            continue
+        value = environ.get("MGMTBENCH_" + option[2:].upper().replace("-", "_"))
+        if value is None:
+            continue
+        if action.choices is not None and value not in action.choices:
+            raise UsageError(f"MGMTBENCH_{option[2:].upper().replace('-', '_')}={value}: choose "
+                             f"{', '.join(map(str, action.choices))}")
+        action.default = value
 
 
 def _port(text: str) -> int:

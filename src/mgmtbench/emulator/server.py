@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import logging
 import shutil
@@ -82,7 +83,7 @@ class Emulator:
             authorized = _authorized_keys(opts.credentials.authorized_keys)
             self.host_key = asyncssh.generate_private_key(HOST_KEY_TYPES[opts.host_key_type])
             if opts.https:
-                self.tls = make_tls_files(self._state_dir / "tls", [opts.bind, *opts.addresses])
+                self.tls = make_tls_files(self._state_dir / "tls", _tls_names(opts))
             devices = [
                 Device(platform, DeviceFacts.for_hostname(name, opts.mgmt_ip(index)),
                        enable_secret=opts.credentials.enable_secret,
@@ -180,6 +181,19 @@ class Emulator:
         lines = [f"{e.host if e.ssh_port == 22 else f'[{e.host}]:{e.ssh_port}'} {public}"
                  for e in self.endpoints if e.ssh_port]
         self.known_hosts.write_text("\n".join(lines) + "\n")
+
+
+def _tls_names(opts: EmulatorOptions) -> list[str]:
+    """The names the HTTPS certificate is valid for: the addresses served on; on a wildcard
+    address (a container's 0.0.0.0) also this machine's hostname and its addresses, so clients
+    on a container network can verify ``https://r1/``."""
+    names = [opts.bind, *opts.addresses]
+    if opts.bind in ("0.0.0.0", "::"):
+        hostname = socket.gethostname()
+        names.append(hostname)
+        with contextlib.suppress(OSError):  # a hostname that does not resolve
+            names += socket.gethostbyname_ex(hostname)[2]
+    return names
 
 
 async def _finish(task: asyncio.Task[None], grace: float) -> None:

@@ -17,6 +17,7 @@ from mgmtbench.lab.calibrate import split_reply_ms
 from mgmtbench.lab.lab import ECHO_PORT, Lab, has_net_admin
 from mgmtbench.lab.local import LocalLab
 from mgmtbench.lab.profiles import BUILTIN, LinkProfile, load_profiles, resolve
+from mgmtbench.lab.runtimes import DEFAULT_IMAGE, RUNTIMES
 from mgmtbench.lab.state import clean_stale, known_labs
 
 
@@ -54,6 +55,11 @@ def _lab_options(p: argparse.ArgumentParser) -> None:
                    help="TOML file of user profiles ([profiles.NAME] rtt_ms = ...)")
     p.add_argument("--link-backend", default="auto", choices=["auto", *BACKENDS],
                    help="how to impair the link (default: netem if the kernel has it, else tun)")
+    p.add_argument("--device-runtime", default="netns", choices=list(RUNTIMES),
+                   help="how the devices run: netns (one emulator process in the lab's "
+                        "namespace) or docker (a container per device) (default: %(default)s)")
+    p.add_argument("--image", default=DEFAULT_IMAGE,
+                   help="device image for --device-runtime docker (default: %(default)s)")
     p.add_argument("--samples", type=int, default=20, help="calibration samples (default: 20)")
 
 
@@ -64,19 +70,21 @@ def _profile(args: argparse.Namespace) -> LinkProfile:
 
 def _open(args: argparse.Namespace, **kwargs: Any) -> Lab | LocalLab:
     profile = _profile(args)
-    if not has_net_admin() and profile.name == "local" and args.link_backend == "auto":
+    if (not has_net_admin() and profile.name == "local" and args.link_backend == "auto"
+            and args.device_runtime == "netns"):
         print("mgmtbench: no root or CAP_NET_ADMIN: the local profile runs on 127.0.0.1 "
               "without a lab network", file=sys.stderr)
         return LocalLab(profile, calibration_samples=args.samples, **kwargs)
-    return Lab(profile, backend=args.link_backend, calibration_samples=args.samples, **kwargs)
+    return Lab(profile, backend=args.link_backend, calibration_samples=args.samples,
+               runtime=args.device_runtime, image=args.image, **kwargs)
 
 
 def run_check(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, format="mgmtbench: %(message)s")
     with _open(args) as lab:
         info = lab.describe()
-        if isinstance(lab, Lab):
-            info["split_reply_ms"] = round(split_reply_ms(lab.devices[0].address, ECHO_PORT), 3)
+        if isinstance(lab, Lab) and lab.echo_address is not None:
+            info["split_reply_ms"] = round(split_reply_ms(lab.echo_address, ECHO_PORT), 3)
         cal = lab.calibration.as_dict() if lab.calibration is not None else {}
         info["calibration"] = cal
     if args.json:
@@ -95,7 +103,8 @@ def run_up(args: argparse.Namespace) -> int:
     with _open(args, devices=args.devices, platform=args.platform, credentials=creds) as lab:
         info = lab.describe()
         print(f"lab up: profile {info['profile']} ({info['configured_rtt_ms']} ms configured, "
-              f"{info['measured_rtt_ms']} ms measured) over {info['backend']}")
+              f"{info['measured_rtt_ms']} ms measured) over {info['backend']}, devices on "
+              f"{info['runtime']}")
         for device in lab.devices[:5]:
             print(f"  {device.hostname}: ssh -p {device.ssh_port} -o UserKnownHostsFile="
                   f"{lab.known_hosts} admin@{device.address}")

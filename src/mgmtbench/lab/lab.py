@@ -10,8 +10,10 @@
 
 The benchmark side is the namespace of the process that made the lab (pytest's), so every client
 library connects as it would to a real device. The link is ``host_if`` (here) <-> ``dev_if`` (in the
-lab's namespace), made and impaired by a link backend. Addresses: lab ``k`` uses 198.19.k.0/30 for
-the link and 198.18.0.0/16's k-th /22 for its devices.
+lab's namespace), made and impaired by a link backend. Behind it a device runtime serves the
+devices: ``netns`` (one emulator process in the lab's namespace) or ``docker`` (a container per
+device, routed by the lab's namespace). Addresses: lab ``k`` uses 198.19.k.0/30 for the link and
+198.18.0.0/16's k-th /22 for its devices.
 """
 
 from __future__ import annotations
@@ -35,10 +37,13 @@ from pyroute2 import IPRoute, netns
 
 from mgmtbench.emulator.options import Credentials, EmulatorOptions
 from mgmtbench.errors import UsageError
+from mgmtbench.lab import runtimes
 from mgmtbench.lab.backends import LinkBackend, LinkEnds, choose
 from mgmtbench.lab.calibrate import Calibration, calibrate
 from mgmtbench.lab.netns import NETNS_DIR, PREFIX, link_index, run_in
 from mgmtbench.lab.profiles import LinkProfile
+from mgmtbench.lab.runtimes import DeviceRuntime, DeviceSpec, RuntimeContext
+from mgmtbench.lab.runtimes.netns import start_in_netns, stop_processes
 from mgmtbench.lab.state import LabState, clean_stale, registry_lock, used_indexes
 
 log = logging.getLogger("mgmtbench.lab")
@@ -114,7 +119,11 @@ def _addresses(index: int, devices: int) -> tuple[str, str, str, list[str]]:
 
 
 class Lab:
-    """Namespaces, a link with a profile, emulated devices and their measured RTT."""
+    """Namespaces, a link with a profile, emulated devices and their measured RTT.
+
+    ``runtime`` says how the devices run (``netns``: one emulator process in the lab's namespace;
+    ``docker``: a container per device from ``image``); every backend works with every runtime.
+    """
 
     def __init__(
         self,
@@ -127,6 +136,8 @@ class Lab:
         credentials: Credentials | None = None,
         calibration_samples: int = 20,
         state_dir: Path | None = None,
+        runtime: str = "netns",
+        image: str | None = None,
     ) -> None:
         if not 1 <= devices <= MAX_DEVICES:
             raise UsageError(f"a lab holds 1..{MAX_DEVICES} devices, not {devices}")
@@ -136,6 +147,7 @@ class Lab:
                              "127.0.0.1")
         self.profile = profile.validate()
         self.backend_class = choose(backend, profile)
+        self.runtime: DeviceRuntime = runtimes.choose(runtime, image)
         self.device_count = devices
         self.platform = platform
         self.hostname = hostname
@@ -146,8 +158,8 @@ class Lab:
         self.backend: LinkBackend | None = None
         self.devices: list[LabDevice] = []
         self.calibration: Calibration | None = None
+        self.echo_address: str | None = None  # the calibration echo server's (ECHO_PORT)
         self._processes: list[subprocess.Popen[bytes]] = []
-        self._device_processes: list[subprocess.Popen[bytes]] = []
         self._old_sigterm: object = None
 
     # --- public API -------------------------------------------------------------------------
@@ -162,17 +174,24 @@ class Lab:
         return self._state_dir_arg or self.state.folder
 
     @property
+    def runtime_name(self) -> str:
+        return self.runtime.name
+
+    @property
     def ca_file(self) -> Path:
-        return self.folder / "emulator" / "tls" / "ca.pem"
+        """A PEM file that verifies every device's HTTPS certificate."""
+        return self.runtime.ca_file
 
     @property
     def known_hosts(self) -> Path:
-        return self.folder / "emulator" / "known_hosts"
+        """An OpenSSH known_hosts file with every device's host key."""
+        return self.runtime.known_hosts
 
     def device_pids(self) -> list[int]:
         """Host-visible pids of the processes that serve the lab's devices (their CPU time and
-        memory are what a fleet benchmark reports as the emulator's)."""
-        return [p.pid for p in self._device_processes if p.poll() is None]
+        memory are what a fleet benchmark reports as the emulator's): the emulator process, or
+        each device container's main process."""
+        return self.runtime.device_pids()
 
     def counters(self) -> LinkCounters:
         assert self.state is not None
@@ -183,6 +202,7 @@ class Lab:
         cal = self.calibration
         return {
             "backend": self.backend_name,
+            **self.runtime.describe(),
             "profile": self.profile.name,
             "configured_rtt_ms": self.profile.rtt_ms,
             "measured_rtt_ms": round(cal.rtt_ms, 3) if cal else None,
@@ -215,17 +235,14 @@ class Lab:
 
     def down(self) -> None:
         """Stop everything the lab started and remove what it created. Safe to call twice."""
-        for process in reversed(self._processes):
-            if process.poll() is None:
-                process.terminate()
-        for process in self._processes:
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        self._processes.clear()
-        self._device_processes.clear()
+        try:
+            self.runtime.stop()
+        finally:
+            stop_processes(self._processes)
+            self._processes.clear()
+            self._teardown_network()
+
+    def _teardown_network(self) -> None:
         if self.backend is not None:
             self.backend.down()
             self.backend = None
@@ -258,12 +275,20 @@ class Lab:
         host_ip, dev_ip, subnet, addresses = _addresses(index, self.device_count)
         self._configure(ends, host_ip, dev_ip, subnet, addresses)
         names = EmulatorOptions(hostname=self.hostname, devices=self.device_count).hostnames()
-        self.devices = [LabDevice(n, a, SSH_PORT, HTTPS_PORT) for n, a in zip(names, addresses,
-                                                                              strict=True)]
-        self._start_in_netns("echo", [sys.executable, "-m", "mgmtbench.lab.echo", addresses[0],
-                                      str(ECHO_PORT)], "ready")
-        self._start_emulator(addresses)
-        self.calibration = calibrate(addresses[0], ECHO_PORT, self.calibration_samples,
+        context = RuntimeContext(
+            state=state, folder=self.folder, lab_ip=dev_ip,
+            devices=tuple(DeviceSpec(n, a) for n, a in zip(names, addresses, strict=True)),
+            hostname=self.hostname, platform=self.platform, credentials=self.credentials,
+            ssh_port=SSH_PORT, https_port=HTTPS_PORT)
+        self.echo_address = self.runtime.echo_address(context)
+        self._processes.append(start_in_netns(
+            state, self.folder, "echo",
+            [sys.executable, "-m", "mgmtbench.lab.echo", self.echo_address, str(ECHO_PORT)],
+            "ready"))
+        self.runtime.start(context)
+        self.devices = [LabDevice(d.hostname, d.address, SSH_PORT, HTTPS_PORT)
+                        for d in context.devices]
+        self.calibration = calibrate(self.echo_address, ECHO_PORT, self.calibration_samples,
                                      icmp=True)
 
     def _configure(self, ends: LinkEnds, host_ip: str, dev_ip: str, subnet: str,
@@ -278,44 +303,6 @@ class Lab:
             ipr.route("add", dst=subnet, gateway=dev_ip)
         with contextlib.suppress(OSError):  # IPv4 only: keep IPv6 chatter out of the counts
             Path(f"/proc/sys/net/ipv6/conf/{ends.host_if}/disable_ipv6").write_text("1")
-
-    def _start_emulator(self, addresses: list[str]) -> None:
-        creds = self.credentials
-        argv = [sys.executable, "-m", "mgmtbench.cli", "serve", "--bind", ",".join(addresses),
-                "--ssh-port", str(SSH_PORT), "--https-port", str(HTTPS_PORT),
-                "--platform", self.platform, "--username", creds.username,
-                "--password", creds.password, "--enable-password", creds.enable_secret,
-                "--state-dir", str(self.folder / "emulator")]
-        argv += ["--hostname", self.hostname]
-        if creds.authorized_keys is not None:
-            argv += ["--authorized-keys", str(creds.authorized_keys)]
-        self._device_processes.append(self._start_in_netns("emulator", argv, "Press Ctrl-C"))
-
-    def _start_in_netns(self, name: str, argv: list[str], ready: str,
-                        timeout: float = 60) -> subprocess.Popen[bytes]:
-        assert self.state is not None
-        folder = self.folder
-        folder.mkdir(parents=True, exist_ok=True)
-        out_path, err_path = folder / f"{name}.out", folder / f"{name}.log"
-        target = self.state.netns
-        with out_path.open("wb") as out, err_path.open("wb") as err:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "mgmtbench.lab.nsexec", target, *argv], stdout=out,
-                stderr=err, stdin=subprocess.DEVNULL, start_new_session=True)
-        self._processes.append(process)
-        self.state.pids.append(process.pid)
-        self.state.save()
-        deadline = time.monotonic() + timeout
-        while ready not in out_path.read_text(errors="replace"):
-            if process.poll() is not None:
-                lines = err_path.read_text(errors="replace").strip().splitlines()
-                raise UsageError(f"the lab's {name} did not start: "
-                                 f"{lines[-1] if lines else 'exit ' + str(process.returncode)}")
-            if time.monotonic() > deadline:
-                raise UsageError(f"the lab's {name} was not ready within {timeout:.0f} s "
-                                 f"(see {err_path})")
-            time.sleep(0.05)
-        return process
 
     # --- signals ----------------------------------------------------------------------------
 

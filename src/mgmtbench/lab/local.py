@@ -70,7 +70,7 @@ class LocalLab:
 
     def describe(self) -> dict[str, object]:
         cal = self.calibration
-        return {"backend": self.backend_name, "profile": self.profile.name,
+        return {"backend": self.backend_name, "runtime": "thread", "profile": self.profile.name,
                 "configured_rtt_ms": self.profile.rtt_ms,
                 "measured_rtt_ms": round(cal.rtt_ms, 3) if cal else None,
                 "measured_rtt_p95_ms": round(cal.echo_p95_ms, 3) if cal else None,

@@ -20,11 +20,17 @@ _libc = ctypes.CDLL(None, use_errno=True)
 
 def setns(name: str) -> None:
     """Move the calling thread into network namespace ``name`` (Python 3.11 has no os.setns)."""
-    fd = os.open(NETNS_DIR / name, os.O_RDONLY)
+    setns_path(NETNS_DIR / name)
+
+
+def setns_path(path: Path) -> None:
+    """Move the calling thread into the network namespace at ``path`` (a name's mount under
+    /var/run/netns, or a process's ``/proc/PID/ns/net``)."""
+    fd = os.open(path, os.O_RDONLY)
     try:
         if _libc.setns(fd, CLONE_NEWNET) != 0:
             err = ctypes.get_errno()
-            raise OSError(err, f"setns({name}): {os.strerror(err)}")
+            raise OSError(err, f"setns({path}): {os.strerror(err)}")
     finally:
         os.close(fd)
 

@@ -1,9 +1,11 @@
 """What a running lab owns, written down so a later run can clean up after a SIGKILL.
 
 Each lab has ``/run/mgmtbench/labs/<lab id>/state.json``: the owner's pid, its namespace, its host
-interface and the pids of the processes it started. A lab whose owner is gone is stale: the next lab
-(or ``mgmtbench lab down``) kills its processes, deletes its interface and namespace, and forgets it.
-Only namespaces named ``mgmtbench-*`` and interfaces recorded here are ever touched.
+interface, the pids of the processes it started and the names of the device containers it ran. A
+lab whose owner is gone is stale: the next lab (or ``mgmtbench lab down``) kills its processes,
+removes its containers, deletes its interface and namespace, and forgets it.
+Only namespaces named ``mgmtbench-*``, interfaces recorded here and containers labelled
+``mgmtbench.lab`` are ever touched.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class LabState:
     netns: str
     host_if: str
     pids: list[int] = field(default_factory=list)
+    containers: list[str] = field(default_factory=list)  # device containers (docker runtime)
 
     @property
     def folder(self) -> Path:
@@ -88,12 +91,17 @@ def used_indexes() -> set[int]:
 
 
 def destroy(state: LabState) -> None:
-    """Remove everything ``state`` records (processes, interface, namespace, state folder)."""
+    """Remove everything ``state`` records (processes, containers, interface, namespace, state
+    folder)."""
     for pid in state.pids:
         if _alive(pid):
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(pid, signal.SIGKILL) if _is_group_leader(pid) else os.kill(
                     pid, signal.SIGKILL)
+    if state.containers:
+        from mgmtbench.lab.runtimes.docker import remove_containers  # docker only when used
+
+        remove_containers(state.containers)
     with IPRoute() as ipr:
         found = ipr.link_lookup(ifname=state.host_if)
         if found:
@@ -124,6 +132,10 @@ def clean_stale(everything: bool = False) -> list[str]:
         if name not in recorded and name.startswith(PREFIX) and (everything or _orphan(name)):
             netns.remove(name)
             removed.append(name.removeprefix(PREFIX))
+    from mgmtbench.lab.runtimes.docker import sweep  # containers whose lab died while starting
+
+    live = {s.lab_id for s in known_labs()}
+    removed += [f"container {name}" for name in sweep(live, everything)]
     if removed:
         log.warning("removed %d stale lab(s): %s", len(removed), ", ".join(removed))
     return removed

@@ -1,0 +1,26 @@
+"""Device runtimes by name: ``netns`` (one emulator process in the lab's namespace, the default)
+and ``docker`` (one container per device). See :mod:`.base` for the interface."""
+
+from __future__ import annotations
+
+from mgmtbench.errors import UsageError
+from mgmtbench.lab.runtimes.base import DeviceRuntime, DeviceSpec, RuntimeContext
+from mgmtbench.lab.runtimes.docker import DEFAULT_IMAGE, DockerRuntime
+from mgmtbench.lab.runtimes.netns import NetnsRuntime
+
+RUNTIMES: dict[str, type[DeviceRuntime]] = {r.name: r for r in (NetnsRuntime, DockerRuntime)}
+
+__all__ = ["DEFAULT_IMAGE", "RUNTIMES", "DeviceRuntime", "DeviceSpec", "RuntimeContext", "choose"]
+
+
+def choose(name: str, image: str | None = None) -> DeviceRuntime:
+    """A runtime ready to start, or one sentence on why it cannot run here."""
+    if name not in RUNTIMES:
+        raise UsageError(f"unknown device runtime {name!r}: choose {', '.join(RUNTIMES)}")
+    runtime = RUNTIMES[name]
+    reason = runtime.unavailable()
+    if reason is not None:
+        raise UsageError(f"device runtime {name!r} cannot run here: {reason}")
+    if runtime is DockerRuntime:
+        return DockerRuntime(image or DEFAULT_IMAGE)
+    return runtime()

@@ -1,0 +1,87 @@
+"""The device runtime interface: how a lab runs the devices behind its link.
+
+A lab makes its namespace and the impaired link (a link backend), then hands a runtime a
+:class:`RuntimeContext`: the runtime serves every device on its address so that the lab's
+namespace routes to it. The link stays the one between the benchmark and the lab's namespace, so
+every link backend works with every runtime. One module per runtime; :mod:`.runtimes` picks one by
+name.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from mgmtbench.emulator.options import Credentials
+from mgmtbench.lab.state import LabState
+
+
+@dataclass(frozen=True)
+class DeviceSpec:
+    """A device to serve: its hostname and the address clients reach it on."""
+
+    hostname: str
+    address: str
+
+
+@dataclass(frozen=True)
+class RuntimeContext:
+    """What a runtime gets from the lab. ``state`` is the lab's crash record: a runtime adds
+    whatever it starts (pids, containers) and saves it before starting the thing."""
+
+    state: LabState
+    folder: Path  # the lab's own folder (outputs, CA and known_hosts files)
+    lab_ip: str  # the lab namespace's address on the link
+    devices: tuple[DeviceSpec, ...]
+    hostname: str  # the name the lab was given (a fleet's devices are HOSTNAME-001 ...)
+    platform: str
+    credentials: Credentials
+    ssh_port: int
+    https_port: int
+
+    @property
+    def netns(self) -> str:
+        return self.state.netns
+
+
+class DeviceRuntime(ABC):
+    """Starts the lab's devices and stops them."""
+
+    name: ClassVar[str]
+
+    @classmethod
+    def unavailable(cls) -> str | None:
+        """Why this runtime cannot run here (None: it can)."""
+        return None
+
+    @abstractmethod
+    def start(self, context: RuntimeContext) -> None:
+        """Serve every device of ``context`` on its address; return when all answer."""
+
+    @abstractmethod
+    def stop(self) -> None:
+        """Stop what :meth:`start` started; safe to call twice or after a failed ``start``."""
+
+    @abstractmethod
+    def device_pids(self) -> list[int]:
+        """Host-visible pids of the processes that serve the devices (for CPU time and memory)."""
+
+    @property
+    @abstractmethod
+    def ca_file(self) -> Path:
+        """A PEM bundle that verifies every device's HTTPS certificate."""
+
+    @property
+    @abstractmethod
+    def known_hosts(self) -> Path:
+        """An OpenSSH known_hosts file with every device's host key."""
+
+    def echo_address(self, context: RuntimeContext) -> str:
+        """Where the lab's calibration echo server listens, inside the lab namespace, behind the
+        impaired link: the lab namespace's own link address unless the runtime says otherwise."""
+        return context.lab_ip
+
+    def describe(self) -> dict[str, object]:
+        return {"runtime": self.name}
