@@ -208,24 +208,25 @@ def _fleet_table(reporter: Any, benchmarks: list[Any]) -> None:
     for bench in rows:
         by_group.setdefault((bench.extra_info["profile"], bench.extra_info["concurrency"]),
                             []).append(bench)
-    reporter.section("concurrency (medians; ms unless named; - : the library does not separate "
-                     "that phase, its time is in the one before)")
+    reporter.section("concurrency (medians; ms unless named; CPU % of one core over the makespan; "
+                     "- : the library does not separate that phase, its time is in the one before)")
     for (profile, concurrency), benches in sorted(by_group.items()):
         info = benches[0].extra_info
         table = Table(title=f"{profile}: measured RTT {info['measured_rtt_ms']} ms "
                             f"({info['backend']}), {concurrency} sessions to {concurrency} devices, "
                             f"{info['command']!r} twice per session", title_justify="left")
-        for column in ("client", "makespan", "session", *PHASES, "client CPU s", "CPU/session",
-                       "peak RSS MiB", "emulator CPU"):
+        for column in ("client", "makespan", "session", *PHASES, "client CPU s", "client CPU",
+                       "CPU/session", "peak RSS MiB", "emulator CPU"):
             table.add_column(column, justify="left" if column == "client" else "right")
         for bench in sorted(benches, key=lambda b: b.stats.median):
             extra = bench.extra_info
-            phases = extra["phases_ms"]
+            phases = {p: extra[f"{p}_ms"] for p in PHASES}
             emulator = extra.get("emulator_cpu_pct")
             table.add_row(
                 extra["client"], f"{bench.stats.median * 1000:.0f}", f"{extra['session_ms']:.1f}",
                 *("-" if phases[p] is None else f"{phases[p]:.1f}" for p in PHASES),
-                f"{extra['client_cpu_s']:.3f}", f"{extra['client_cpu_ms_per_session']:.2f}",
+                f"{extra['client_cpu_s']:.3f}", f"{extra['client_cpu_pct']:.0f}%",
+                f"{extra['client_cpu_ms_per_session']:.2f}",
                 f"{extra['client_peak_rss_mib']:.0f}",
-                "-" if emulator is None else f"{emulator:.0f}% of a core")
+                "-" if emulator is None else f"{emulator:.0f}%")
         console.print(table)
