@@ -52,16 +52,18 @@ def bars_per_profile(frame: pd.DataFrame, out: Path, commands: int) -> list[Path
     return paths
 
 
-def lines(table: pd.DataFrame, out: Path, name: str, title: str, xlabel: str) -> Path | None:
-    """Time against a numeric index (commands or RTT), one line per client/mode."""
+def lines(table: pd.DataFrame, out: Path, name: str, title: str, xlabel: str,
+          ylabel: str = "time per iteration, ms (mean)") -> Path | None:
+    """Time against a numeric index (commands, RTT, concurrency), one line per column."""
     if table.shape[0] < 2:
         return None
     fig, ax = plt.subplots(figsize=(13, 6))
     for column in table.columns:
-        ax.plot(table.index, table[column], marker="o", label=" ".join(map(str, column)))
+        label = " ".join(map(str, column)) if isinstance(column, tuple) else str(column)
+        ax.plot(table.index, table[column], marker="o", label=label)
     ax.set_title(title)
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("time per iteration, ms (mean)")
+    ax.set_ylabel(ylabel)
     _log_if_wide(ax, table)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, ncol=2 if len(table.columns) > 25 else 1, loc="upper left",
@@ -81,3 +83,21 @@ def time_vs_commands(frame: pd.DataFrame, out: Path, profile: str) -> Path | Non
 def time_vs_rtt(frame: pd.DataFrame, out: Path, commands: int) -> Path | None:
     return lines(by_rtt(frame, commands), out, f"rtt_{commands}cmd",
                  f"{commands} commands: time against round-trip time", "measured RTT, ms")
+
+
+def concurrency_curves(frame: pd.DataFrame, out: Path, profile: str) -> list[Path]:
+    """Makespan and client CPU per session against concurrency, a line per client."""
+    part = frame[(frame["profile"] == profile) & frame["concurrency"].notna()]
+    paths = []
+    for column, name, ylabel in (
+            ("median_ms", "makespan", "makespan of the fleet run, ms (median)"),
+            ("client_cpu_ms_per_session", "cpu", "client CPU per session, ms (median)")):
+        if column not in part:
+            continue
+        table = part.pivot_table(index="concurrency", columns="client", values=column,
+                                 aggfunc="last")
+        path = lines(table, out, f"concurrency_{name}_{profile}",
+                     f"{profile}: {name} against concurrent sessions", "concurrent sessions", ylabel)
+        if path is not None:
+            paths.append(path)
+    return paths

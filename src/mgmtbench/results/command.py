@@ -17,7 +17,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--out", type=Path, default=Path("report"), help="output folder (default: report)")
     p.add_argument("--baseline", default=None, metavar="CLIENT/MODE",
                    help="speed-ups against this client/mode (default: the slowest)")
+    p.add_argument("--workers", type=_positive, default=100, metavar="W",
+                   help="projection: concurrent sessions running the fleet (default: 100)")
+    p.add_argument("--project-commands", type=_positive, default=5, metavar="K",
+                   help="projection: commands per device (default: 5)")
     p.set_defaults(run=run)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
     runs = args.runs or saved_runs()
     if not runs:
         raise UsageError("no runs: give JSON files or run `nox -s bench` first")
-    path = write_report(list(runs), args.out, baseline)
+    path = write_report(list(runs), args.out, baseline, workers=args.workers,
+                        commands=args.project_commands)
     print(f"report written to {path}")
     return 0
