@@ -53,7 +53,7 @@ def bars_per_profile(frame: pd.DataFrame, out: Path, commands: int) -> list[Path
 
 
 def lines(table: pd.DataFrame, out: Path, name: str, title: str, xlabel: str,
-          ylabel: str = "time per iteration, ms (mean)") -> Path | None:
+          ylabel: str = "time per iteration, ms (mean)", logx: bool = False) -> Path | None:
     """Time against a numeric index (commands, RTT, concurrency), one line per column."""
     if table.shape[0] < 2:
         return None
@@ -65,6 +65,8 @@ def lines(table: pd.DataFrame, out: Path, name: str, title: str, xlabel: str,
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     _log_if_wide(ax, table)
+    if logx:
+        _log_if_wide(ax, pd.Series(table.index, dtype=float), axis="x")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, ncol=2 if len(table.columns) > 25 else 1, loc="upper left",
               bbox_to_anchor=(1.01, 1), borderaxespad=0)
@@ -97,7 +99,8 @@ def concurrency_curves(frame: pd.DataFrame, out: Path, profile: str) -> list[Pat
         table = part.pivot_table(index="concurrency", columns="client", values=column,
                                  aggfunc="last")
         path = lines(table, out, f"concurrency_{name}_{profile}",
-                     f"{profile}: {name} against concurrent sessions", "concurrent sessions", ylabel)
+                     f"{profile}: {name} against concurrent sessions", "concurrent sessions", ylabel,
+                     logx=True)
         if path is not None:
             paths.append(path)
     return paths

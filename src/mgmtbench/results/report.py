@@ -17,7 +17,7 @@ from mgmtbench.results.load import ResultsError, load_runs
 from mgmtbench.results.projection import fleet_rows, project, projection_table
 
 FLEET_COLUMNS = ["client", "concurrency", "median_ms", "session_ms", "connect_exec_ms", "finish_ms",
-                 "exec_again_ms", "read_output_ms", "close_ms", "client_cpu_s", "client_cpu_pct",
+                 "exec_again_ms", "read_output_ms", "close_ms", "client_cpu_ms_per_session", "client_cpu_pct",
                  "client_peak_rss_mib", "emulator_cpu_pct"]
 
 
@@ -75,7 +75,8 @@ def _fleet_section(fleet: pd.DataFrame, out: Path, workers: int, commands: int) 
                   "in ms; CPU % of one core over the makespan; - where the library does not "
                   "separate a phase (its time is in the phase before).", "",
                   markdown_table(group.sort_values(["concurrency", "median_ms"])[
-                      [c for c in FLEET_COLUMNS if c in group]]), ""]
+                      [c for c in FLEET_COLUMNS if c in group]].rename(
+                          columns={"median_ms": "makespan_ms"})), ""]
         charts = concurrency_curves(fleet, out, str(profile))
         lines += [f"![{c.stem}]({c.name})" for c in charts] + [""]
     projected = projection_table(project(fleet, workers=workers, commands=commands))

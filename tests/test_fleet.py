@@ -1,0 +1,154 @@
+"""Fleet runners against real emulated devices: every library at (small) concurrency, each
+session to its own device; the worker's accounting; projections from measured curves."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+
+import pandas as pd
+import pytest
+from benchmarks.transport import expected_output
+
+from conftest import PASSWORD, SECRET, USERNAME, ClientKeys, emulator_options, make_target
+from mgmtbench.clients import Target
+from mgmtbench.clients.fleet import FLEET_RUNNERS, PHASES, fleet_runner
+from mgmtbench.clients.fleet.worker import FleetWorker, FleetWorkerError
+from mgmtbench.emulator import Credentials, EmulatorThread
+from mgmtbench.errors import UsageError
+from mgmtbench.lab import Lab
+from mgmtbench.lab.lab import has_net_admin
+from mgmtbench.lab.profiles import resolve
+from mgmtbench.lab.usage import usage
+from mgmtbench.results.projection import project, projection_table
+
+COMMAND = "show interfaces"
+DEVICES = 3
+
+
+@pytest.fixture(scope="module")
+def fleet(client_keys: ClientKeys) -> Iterator[tuple[list[Target], list[str]]]:
+    emu = EmulatorThread(emulator_options("cisco_ios", client_keys, devices=DEVICES)).start()
+    assert emu.emulator.tls is not None
+    targets, digests = [], []
+    for endpoint in emu.endpoints:
+        assert endpoint.ssh_port
+        assert endpoint.https_port
+        targets.append(make_target(endpoint.host, endpoint.ssh_port, endpoint.https_port,
+                                   platform="cisco_ios", ca_file=emu.emulator.tls.ca,
+                                   known_hosts=emu.emulator.known_hosts, keys=client_keys))
+        want = expected_output("cisco_ios", endpoint.hostname, endpoint.device.facts.mgmt_ip,
+                               [COMMAND])
+        digests.append(hashlib.sha256(want.encode("ascii")).hexdigest())
+    assert len(set(digests)) == DEVICES  # each device answers with its own name
+    yield targets, digests
+    emu.stop()
+
+
+@pytest.mark.parametrize("client", list(FLEET_RUNNERS))
+def test_runner_runs_every_session_and_checks_outputs(
+        client: str, fleet: tuple[list[Target], list[str]]) -> None:
+    cls = fleet_runner(client)
+    if cls.missing():
+        pytest.skip(cls.missing() or "")
+    targets, digests = fleet
+    with FleetWorker(client) as worker:
+        report = worker.run(targets, COMMAND, digests)
+        wrong = worker.run(targets, COMMAND, [digests[1], digests[1], digests[1]])
+    sessions = report["sessions"]
+    assert [s["error"] for s in sessions] == [None] * DEVICES
+    assert all(s["output_bytes"] > 2 * 26_000 for s in sessions)
+    for session in sessions:
+        for phase in PHASES:
+            if phase in cls.merged:
+                assert session[phase] is None, phase
+            else:
+                assert session[phase] is not None, phase
+                assert session[phase] >= 0, phase
+        assert sum(session[p] or 0 for p in PHASES) <= report["wall"] * 1.01
+    assert report["cpu_user"] + report["cpu_system"] > 0
+    assert report["peak_rss"] > 20 * 2**20
+    # The same outputs against the wrong digests: devices 0 and 2 are caught answering wrongly.
+    assert [s["error"] for s in wrong["sessions"]] == ["wrong output", None, "wrong output"]
+
+
+def test_session_errors_are_reported_not_raised(fleet: tuple[list[Target], list[str]]) -> None:
+    targets, digests = fleet
+    bad = [targets[0], Target(**{**targets[1].__dict__, "password": "wrong"})]
+    with FleetWorker("asyncssh") as worker:
+        report = worker.run(bad, COMMAND, digests[:2])
+    errors = [s["error"] for s in report["sessions"]]
+    assert errors[0] is None
+    assert errors[1]
+    assert "Permission denied" in errors[1]
+
+
+def test_unknown_client_is_one_clear_error() -> None:
+    with pytest.raises(UsageError, match="no fleet runner for client 'telnet'"):
+        fleet_runner("telnet")
+    with pytest.raises(FleetWorkerError, match="no fleet runner"):
+        FleetWorker("telnet")
+
+
+def _curve(client: str, points: dict[int, float]) -> pd.DataFrame:
+    return pd.DataFrame([{"profile": "regional", "client": client, "concurrency": c,
+                          "median_ms": ms, "makespan_ms": ms, "connect_exec_ms": 60.0,
+                          "finish_ms": 10.0, "exec_again_ms": 10.0, "read_output_ms": 10.0,
+                          "close_ms": 0.0} for c, ms in points.items()])
+
+
+def test_projection_marks_what_is_measured_and_what_is_not() -> None:
+    frame = _curve("a", {1: 100.0, 10: 120.0, 100: 300.0, 200: 500.0})
+    two = project(frame, devices=(100, 1000, 10000), workers=100, commands=2).set_index("devices")
+    assert two.loc[100, "basis"] == "measured"
+    assert two.loc[100, "seconds"] == pytest.approx(0.3)
+    assert two.loc[1000, "basis"] == "projected"  # 10 waves of a measured 100
+    assert two.loc[1000, "seconds"] == pytest.approx(3.0)
+    assert two.loc[10000, "seconds"] == pytest.approx(30.0)
+    # 5 commands: setup = 60 + 10 + 0 - 20 = 50 ms, per command 20 ms: (50+100)/(50+40) longer.
+    five = project(frame, devices=(100,), workers=100, commands=5)
+    assert five["basis"].tolist() == ["projected"]
+    assert five["seconds"].iloc[0] == pytest.approx(0.3 * 150 / 90)
+    between = project(frame, devices=(1000,), workers=150, commands=2)
+    assert between["basis"].tolist() == ["interpolated"]
+    assert between["seconds"].iloc[0] == pytest.approx(7 * 0.4)  # ceil(1000/150) waves of 400 ms
+    beyond = project(frame, devices=(1000,), workers=400, commands=2)
+    assert beyond["basis"].tolist() == ["extrapolated"]
+    assert beyond["seconds"].iloc[0] == pytest.approx(3 * 0.9)  # 500 + 2 * 200 ms per 100
+    wide = projection_table(project(frame, workers=100, commands=2))
+    assert wide.loc[0, "1,000 devices"] == "3.0 s (projected)"
+    assert wide.loc[0, "100 devices"] == "0.3 s (measured)"
+
+
+def test_projection_with_one_point_does_not_invent_a_curve() -> None:
+    frame = _curve("a", {10: 120.0})
+    out = project(frame, devices=(100,), workers=100, commands=2)
+    assert out["basis"].tolist() == ["extrapolated"]
+    assert out["seconds"].isna().all()
+    assert projection_table(out).loc[0, "100 devices"] == "-"
+
+
+@pytest.mark.skipif(not has_net_admin(), reason="a fleet lab needs root or CAP_NET_ADMIN")
+def test_fleet_lab_serves_each_device_on_its_own_address(client_keys: ClientKeys) -> None:
+    """A lab of 200 devices, one emulator process: 200 sessions at once, each device answers
+    with its own hostname and address; the emulator's CPU and memory are readable."""
+    size = 200
+    credentials = Credentials(username=USERNAME, password=PASSWORD, enable_secret=SECRET)
+    with Lab(resolve("local"), devices=size, credentials=credentials) as lab:
+        assert len({d.address for d in lab.devices}) == size
+        assert len({d.hostname for d in lab.devices}) == size
+        pids = lab.device_pids()
+        assert pids
+        before = usage(pids)
+        targets = [make_target(d.address, d.ssh_port, d.https_port, platform="cisco_ios",
+                               ca_file=lab.ca_file, known_hosts=lab.known_hosts, keys=client_keys)
+                   for d in lab.devices]
+        digests = [hashlib.sha256(expected_output("cisco_ios", d.hostname, d.reported_ip,
+                                                  ["show version"]).encode()).hexdigest()
+                   for d in lab.devices]
+        with FleetWorker("asyncssh") as worker:
+            report = worker.run(targets, "show version", digests)
+        after = usage(pids)
+    assert [s["error"] for s in report["sessions"] if s["error"]] == []
+    assert after.cpu_s > before.cpu_s
+    assert 20 * 2**20 < after.rss_bytes < 1024 * 2**20
