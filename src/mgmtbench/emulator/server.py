@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import errno
 import logging
+import resource
 import shutil
 import socket
 import tempfile
@@ -79,6 +80,7 @@ class Emulator:
         self._state_dir = opts.state_dir or Path(tempfile.mkdtemp(prefix="mgmtbench-emulator-"))
         self._own_state_dir = opts.state_dir is None
         self._state_dir.mkdir(parents=True, exist_ok=True)
+        _raise_open_files_limit(opts.devices)
         try:
             authorized = _authorized_keys(opts.credentials.authorized_keys)
             self.host_key = asyncssh.generate_private_key(HOST_KEY_TYPES[opts.host_key_type])
@@ -255,6 +257,17 @@ def _authorized_keys(path: Path | None) -> list[asyncssh.SSHKey]:
                 if line.strip() and not line.lstrip().startswith("#")]
     except (OSError, ValueError, asyncssh.KeyImportError) as exc:
         raise UsageError(f"cannot read authorized keys {path}: {exc}") from exc
+
+
+def _raise_open_files_limit(devices: int) -> None:
+    """A fleet needs two listening sockets per device plus its sessions: lift the soft limit on
+    open files to the hard one (commonly 1024 -> 524288) when the soft one is too low."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = 4 * devices + 1024  # listeners, a session or two per device, and the rest
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        new = wanted if hard == resource.RLIM_INFINITY else min(hard, wanted)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
 
 
 def _bind_error(what: str, host: str, port: int, exc: OSError) -> UsageError:
