@@ -161,5 +161,8 @@ async def listen_ssh(
         login_timeout=limits.login_timeout,
         reuse_address=True,
         server_version="mgmtbench",
+        # No GSSAPI: its default host name costs a socket.getfqdn() per connection, a DNS
+        # timeout (10 s) wherever no resolver answers, as in a container without a network.
+        gss_host=None,
         **options,
     )

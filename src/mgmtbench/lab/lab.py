@@ -295,7 +295,7 @@ class Lab:
                    addresses: list[str]) -> None:
         run_in(ends.netns, "mgmtbench.lab.nsconfig", {
             "dev_if": ends.dev_if, "dev_ip": dev_ip, "gateway": host_ip,
-            "lo_addresses": addresses})
+            "lo_addresses": addresses if self.runtime.devices_in_lab_namespace else []})
         with IPRoute() as ipr:
             index = link_index(ipr, ends.host_if)
             ipr.addr("add", index=index, address=host_ip, prefixlen=30)

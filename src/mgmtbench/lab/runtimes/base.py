@@ -50,6 +50,9 @@ class DeviceRuntime(ABC):
     """Starts the lab's devices and stops them."""
 
     name: ClassVar[str]
+    #: Whether the devices' addresses live in the lab's own namespace (on its loopback), or
+    #: behind it (the lab's namespace only routes to them).
+    devices_in_lab_namespace: ClassVar[bool] = False
 
     @classmethod
     def unavailable(cls) -> str | None:

@@ -15,6 +15,7 @@ from mgmtbench.lab.state import LabState
 
 class NetnsRuntime(DeviceRuntime):
     name = "netns"
+    devices_in_lab_namespace = True
 
     def __init__(self) -> None:
         self._process: subprocess.Popen[bytes] | None = None
