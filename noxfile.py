@@ -1,11 +1,13 @@
 """Developer and CI sessions: ``nox -s bench`` (the main job), ``nox -s tests``, ``nox -s lint``,
-``nox -s typecheck``.
+``nox -s typecheck``, ``nox -s docker`` (the docker device runtime, with a private dockerd).
 
 Sessions install the project with the extras they need into their own virtualenv; extra
 arguments go to the tool (``nox -s tests -- -k netmiko``).
 """
 
 from __future__ import annotations
+
+import os
 
 import nox
 
@@ -39,6 +41,23 @@ def bench(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def fleet(session: nox.Session) -> None:
+    """Client libraries at concurrency: every fleet runner at 1, 10, 50, 100 and 200 sessions (each
+    to its own device) at local and regional, then a sweep of a 1,000-device lab. Saves JSON under
+    .benchmarks/ like ``bench``; ``mgmtbench report`` adds curves and fleet projections.
+
+    Extra arguments go to pytest: ``nox -s fleet -- --concurrency 10,100 --clients asyncssh``.
+    """
+    session.install("-e", ".[test]")
+    session.run(
+        "pytest", "benchmarks/test_concurrency.py", "benchmarks/test_fleet_lab.py",
+        "-p", "no:cacheprovider", "--benchmark-autosave", "--benchmark-storage=file://.benchmarks",
+        "--benchmark-columns=median,min,max,rounds", "--benchmark-sort=name",
+        "-o", "console_output_style=count", "-v", *session.posargs,
+    )
+
+
+@nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     session.install("ruff>=0.6")
     session.run("ruff", "check", "src", "tests", "benchmarks", "conftest.py", "noxfile.py")
@@ -48,3 +67,36 @@ def lint(session: nox.Session) -> None:
 def typecheck(session: nox.Session) -> None:
     session.install("-e", ".[typecheck]")
     session.run("mypy", *session.posargs)
+
+
+DOCKERD_STATE = "/run/mgmtbench-dockerd"  # socket, pid file, exec root of the session's dockerd
+
+
+@nox.session(python=PYTHON)
+def docker(session: nox.Session) -> None:
+    """The docker device runtime for real (root): installs Docker Engine (Debian's docker.io) and
+    debootstrap if missing, starts a private dockerd, builds a local base image (no registry
+    needed) and the device image on it, runs the docker runtime tests and a benchmark through an
+    impaired link with ``--device-runtime docker``, and stops dockerd whatever happened.
+
+    Extra arguments go to the benchmark's pytest (``nox -s docker -- --clients paramiko``).
+    """
+    if os.geteuid() != 0:
+        session.skip("the docker session needs root (dockerd, lab namespaces)")
+    session.install("-e", ".[test]")
+    dockerd = ["python", "-m", "mgmtbench.lab.runtimes.dockerd", "--state", DOCKERD_STATE]
+    env = {"DOCKER_HOST": f"unix://{DOCKERD_STATE}/docker.sock", "MGMTBENCH_REQUIRE_DOCKER": "1"}
+    session.run(*dockerd, "install")
+    try:
+        session.run(*dockerd, "start")
+        session.run(*dockerd, "base-image", "mgmtbench-base:bookworm")
+        session.run(*dockerd, "build", "--base", "mgmtbench-base:bookworm",
+                    "--tag", "mgmtbench-device:latest")
+        session.run("pytest", "tests/test_docker_runtime.py", "-p", "no:cacheprovider",
+                    "--device-image", "mgmtbench-device:latest", env=env)
+        session.run("pytest", "benchmarks/test_transport_modes.py", "-p", "no:cacheprovider",
+                    "--device-runtime", "docker", "--device-image", "mgmtbench-device:latest",
+                    "--profiles", "regional", "--clients", "asyncssh,httpx",
+                    "--benchmark-columns=mean,median,min,max", *session.posargs, env=env)
+    finally:
+        session.run(*dockerd, "stop")

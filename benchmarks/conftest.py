@@ -25,6 +25,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--concurrency", default=DEFAULT_CONCURRENCY,
                     help="fleet benchmark: comma-separated session counts, each session to its "
                          f"own device (default: {DEFAULT_CONCURRENCY})")
+    group.addoption("--fleet-size", default="1000",
+                    help="fleet lab benchmark: devices in the lab (default: 1000, at most 1022)")
     group.addoption("--fleet-profiles", default=DEFAULT_FLEET_PROFILES,
                     help=f"fleet benchmark: link profiles (default: {DEFAULT_FLEET_PROFILES})")
 

@@ -1,0 +1,89 @@
+"""A fleet lab at full size: one emulator process serving ``--fleet-size`` devices (default
+1,000), each on its own address with its own hostname, behind one impaired link.
+
+Reports what serving the fleet costs the emulator (start-up time, memory idle and per device,
+CPU during a sweep) and times the sweep itself: ``show version`` on every device, 100 sessions at
+a time (asyncssh, one worker process), every answer checked against that device's own hostname
+and address.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Iterator
+
+import pytest
+from pytest_benchmark.fixture import BenchmarkFixture
+
+from benchmarks.transport import expected_output
+from conftest import PASSWORD, SECRET, USERNAME, ClientKeys, make_target
+from mgmtbench.clients.fleet.worker import FleetWorker
+from mgmtbench.emulator import Credentials
+from mgmtbench.lab.lab import Lab, has_net_admin
+from mgmtbench.lab.profiles import resolve
+from mgmtbench.lab.usage import usage
+
+WORKERS = 100
+COMMAND = "show version"
+
+
+@pytest.fixture(params=["local", "regional"])
+def fleet_lab(request: pytest.FixtureRequest) -> Iterator[tuple[Lab, float]]:
+    if not has_net_admin():
+        pytest.skip("a fleet lab needs root or CAP_NET_ADMIN")
+    size = int(request.config.getoption("--fleet-size"))
+    credentials = Credentials(username=USERNAME, password=PASSWORD, enable_secret=SECRET)
+    start = time.perf_counter()
+    lab = Lab(resolve(request.param), devices=size, credentials=credentials,
+              backend=str(request.config.getoption("--link-backend"))).up()
+    try:
+        yield lab, time.perf_counter() - start
+    finally:
+        lab.down()
+
+
+def test_fleet_sweep(benchmark: BenchmarkFixture, fleet_lab: tuple[Lab, float],
+                     client_keys: ClientKeys) -> None:
+    lab, up_seconds = fleet_lab
+    pids = lab.device_pids()
+    idle = usage(pids)
+    targets = [make_target(d.address, d.ssh_port, d.https_port, platform="cisco_ios",
+                           ca_file=lab.ca_file, known_hosts=lab.known_hosts, keys=client_keys)
+               for d in lab.devices]
+    digests = [hashlib.sha256(expected_output("cisco_ios", d.hostname, d.reported_ip, [COMMAND])
+                              .encode("ascii")).hexdigest() for d in lab.devices]
+    errors: list[str] = []
+    client_cpu: list[float] = []
+
+    with FleetWorker("asyncssh") as worker:
+        def sweep() -> None:
+            for first in range(0, len(targets), WORKERS):
+                report = worker.run(targets[first:first + WORKERS], COMMAND,
+                                    digests[first:first + WORKERS])
+                errors.extend(s["error"] for s in report["sessions"] if s["error"])
+                client_cpu.append(report["cpu_user"] + report["cpu_system"])
+
+        benchmark.group = "fleet lab sweep"
+        before = usage(pids)
+        benchmark.pedantic(sweep, rounds=1, iterations=1)
+        busy = usage(pids) - before
+    assert not errors, f"{len(errors)} sessions failed; first: {errors[0]}"
+
+    info = lab.describe()
+    size = len(lab.devices)
+    seconds = benchmark.stats.stats.median if benchmark.stats else 0.0
+    figures = {
+        "profile": info["profile"], "backend": info["backend"],
+        "measured_rtt_ms": info["measured_rtt_ms"], "lab_devices": size, "workers": WORKERS,
+        "lab_up_s": round(up_seconds, 2),
+        "emulator_rss_idle_mib": round(idle.rss_bytes / 2**20, 1),
+        "emulator_rss_after_mib": round(busy.rss_bytes / 2**20, 1),
+        "emulator_kib_per_device_idle": round(idle.rss_bytes / 1024 / size, 1),
+        "emulator_cpu_s": round(busy.cpu_s, 3),
+        "emulator_cpu_pct": round(100 * busy.cpu_s / seconds, 1) if seconds else None,
+        "client_cpu_s": round(sum(client_cpu), 3),
+        "sessions_per_s": round(size / seconds, 1) if seconds else None,
+    }
+    benchmark.extra_info.update(figures)
+    print("\n" + ", ".join(f"{k} {v}" for k, v in figures.items()))
