@@ -88,6 +88,7 @@ def test_fleet(benchmark: BenchmarkFixture, fleet_lab_for: Callable[[str], LabLi
         "client_cpu_ms_per_session": round(statistics.median(cpu) * 1000 / concurrency, 3),
         "client_cpu_pct": round(100 * sum(cpu) / sum(walls), 1),
         "client_peak_rss_mib": round(max(r["peak_rss"] for r in reports) / 2**20, 1),
+        "rss_sampler_cpu_s": round(statistics.median(r["cpu_sampler"] for r in reports), 4),
         "emulator_cpu_s": round(statistics.median(emulator_cpu), 4) if pids else None,
         "emulator_cpu_pct": round(100 * sum(emulator_cpu) / sum(walls), 1) if pids else None,
         "emulator_rss_mib": round(usage(pids).rss_bytes / 2**20, 1) if pids else None,

@@ -9,7 +9,7 @@ whose output's digest differs from the expected one is an error), the CPU time (
 of this process and of every process it started — it is a child subreaper, so backgrounded
 ``ssh`` ControlMasters are its children too and are reaped after each job — and the peak resident
 memory of the process tree during the job (this process's high-water mark, reset per job, and
-for runners that start processes, sampled sums over the tree every 20 ms; the sampler's own CPU
+for runners that start processes, sampled sums over the tree every 100 ms; the sampler's own CPU
 time is subtracted).
 """
 
@@ -115,7 +115,7 @@ def _target(spec: dict[str, Any]) -> Target:
 class TreeSampler:
     """Peak resident memory of this process and its descendants, sampled every ``interval``."""
 
-    def __init__(self, interval: float = 0.02) -> None:
+    def __init__(self, interval: float = 0.1) -> None:
         self.interval = interval
         self.peak = 0
         self.cpu = 0.0  # the sampler thread's own CPU time
