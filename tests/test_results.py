@@ -117,3 +117,36 @@ def test_the_notebook_runs_on_real_results(runs: list[Path], tmp_path: Path) -> 
               if o.get("output_type") == "error"]
     assert errors == []
     assert list((tmp_path / "charts").glob("*.png"))
+
+
+def test_fleet_run_reports_curves_and_projections(tmp_path: Path) -> None:
+    """A small real concurrency run (asyncssh and httpx, 1 and 3 sessions, local) into the same
+    JSON, then the report: per-concurrency table, curves, projection marked measured/projected."""
+    path = tmp_path / "fleet.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "benchmarks/test_concurrency.py", "-q",
+         "-p", "no:cacheprovider", "--fleet-profiles", "local", "--clients",
+         "asyncssh,httpx-async", "--concurrency", "1,3", f"--benchmark-json={path}"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "MGMTBENCH_FLEET_SECONDS": "0.2"})
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    frame = load_runs([path])
+    assert sorted(frame["concurrency"].tolist()) == [1, 1, 3, 3]
+    assert (frame["errors"] == 0).all()
+    assert (frame["connect_exec_ms"] > 0).all()
+    out = tmp_path / "report"
+    done = subprocess.run([sys.executable, "-m", "mgmtbench.cli", "report", str(path), "--out",
+                           str(out), "--workers", "3", "--project-commands", "2"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    text = (out / "report.md").read_text()
+    assert "## Concurrency: local" in text
+    assert "## Projection: 2 commands per device, 3 workers" in text
+    row = next(line for line in text.splitlines() if line.startswith("| local | asyncssh |"))
+    assert "(projected)" in row  # 100 devices = 34 waves of a measured 3
+    assert (out / "concurrency_makespan_local.png").stat().st_size > 10_000
+    bad = subprocess.run([sys.executable, "-m", "mgmtbench.cli", "report", str(path),
+                          "--workers", "0"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0
+    assert "must be at least 1" in bad.stderr
+    assert "Traceback" not in bad.stderr
