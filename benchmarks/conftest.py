@@ -98,7 +98,9 @@ def _fleet_matrix(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture(scope="session")
 def fleet_lab_for(request: pytest.FixtureRequest, client_keys: Any) -> Any:
     """``fleet_lab_for("regional")``: the session's fleet lab for that profile, with as many
-    devices as the largest ``--concurrency`` (made on first use, one emulator serving them)."""
+    devices as the largest ``--concurrency`` (made on first use; with the netns runtime one
+    emulator process serves them all, with ``--device-runtime docker`` a container each)."""
+    from benchmarks.transport import runtime_options
     from conftest import PASSWORD, SECRET, USERNAME
     from mgmtbench.emulator import Credentials
     from mgmtbench.errors import UsageError
@@ -123,7 +125,7 @@ def fleet_lab_for(request: pytest.FixtureRequest, client_keys: Any) -> Any:
             else:
                 try:
                     labs[name] = Lab(profile, backend=backend, devices=size,
-                                     credentials=credentials).up()
+                                     credentials=credentials, **runtime_options(config)).up()
                 except UsageError as exc:
                     pytest.fail(f"fleet lab for profile {name}: {exc}")
         return labs[name]

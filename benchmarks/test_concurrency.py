@@ -79,7 +79,8 @@ def test_fleet(benchmark: BenchmarkFixture, fleet_lab_for: Callable[[str], LabLi
     benchmark.extra_info.update({
         "client": client, "concurrency": concurrency, "profile": profile, "command": COMMAND,
         "how": hello["how"], "merged": hello["merged"],
-        "backend": info["backend"], "configured_rtt_ms": info["configured_rtt_ms"],
+        "backend": info["backend"], "runtime": info.get("runtime", "in-process"),
+        "configured_rtt_ms": info["configured_rtt_ms"],
         "measured_rtt_ms": info["measured_rtt_ms"],
         **{f"{phase}_ms": ms for phase, ms in _phase_medians(reports).items()},
         "session_ms": round(statistics.median(_session_totals(reports)) * 1000, 3),

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from benchmarks.transport import expected_output
+from benchmarks.transport import expected_output, runtime_options
 from conftest import PASSWORD, SECRET, USERNAME, ClientKeys, make_target
 from mgmtbench.clients.fleet.worker import FleetWorker
 from mgmtbench.emulator import Credentials
@@ -36,7 +36,8 @@ def fleet_lab(request: pytest.FixtureRequest) -> Iterator[tuple[Lab, float]]:
     credentials = Credentials(username=USERNAME, password=PASSWORD, enable_secret=SECRET)
     start = time.perf_counter()
     lab = Lab(resolve(request.param), devices=size, credentials=credentials,
-              backend=str(request.config.getoption("--link-backend"))).up()
+              backend=str(request.config.getoption("--link-backend")),
+              **runtime_options(request.config)).up()
     try:
         yield lab, time.perf_counter() - start
     finally:
@@ -74,7 +75,7 @@ def test_fleet_sweep(benchmark: BenchmarkFixture, fleet_lab: tuple[Lab, float],
     size = len(lab.devices)
     seconds = benchmark.stats.stats.median if benchmark.stats else 0.0
     figures = {
-        "profile": info["profile"], "backend": info["backend"],
+        "profile": info["profile"], "backend": info["backend"], "runtime": info.get("runtime"),
         "measured_rtt_ms": info["measured_rtt_ms"], "lab_devices": size, "workers": WORKERS,
         "lab_up_s": round(up_seconds, 2),
         "emulator_rss_idle_mib": round(idle.rss_bytes / 2**20, 1),
