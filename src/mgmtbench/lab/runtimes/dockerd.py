@@ -98,6 +98,9 @@ def stop(state: Path, data_root: Path | None) -> None:
         if root is not None and root.exists():
             _unmount_below(root)
             shutil.rmtree(root, ignore_errors=True)
+    if data_root is not None:
+        with contextlib.suppress(OSError):  # /var/lib/mgmtbench, if nothing else is in it
+            data_root.parent.rmdir()
 
 
 def _running(pidfile: Path) -> int | None:
