@@ -104,9 +104,10 @@ def test_bad_input_is_one_clear_line(content: str, message: str, tmp_path: Path)
     assert "Traceback" not in result.stderr
 
 
-def test_the_notebook_runs_on_real_results(runs: list[Path], tmp_path: Path) -> None:
+def test_the_notebook_runs_on_real_results(runs: list[Path], fleet_run: Path,
+                                           tmp_path: Path) -> None:
     notebook = nbformat.read(ROOT / "notebooks" / "compare.ipynb", as_version=4)
-    os.environ["MGMTBENCH_RUNS"] = os.pathsep.join(map(str, runs))
+    os.environ["MGMTBENCH_RUNS"] = os.pathsep.join(map(str, [*runs, fleet_run]))
     os.environ["MGMTBENCH_CHARTS"] = str(tmp_path / "charts")
     try:
         NotebookClient(notebook, timeout=120, kernel_name="python3",
@@ -116,13 +117,18 @@ def test_the_notebook_runs_on_real_results(runs: list[Path], tmp_path: Path) -> 
     errors = [o for cell in notebook.cells for o in cell.get("outputs", [])
               if o.get("output_type") == "error"]
     assert errors == []
-    assert list((tmp_path / "charts").glob("*.png"))
+    charts = {p.name for p in (tmp_path / "charts").glob("*.png")}
+    assert "concurrency_makespan_local.png" in charts
+    assert any(name.startswith("bars_") for name in charts)
+    projection = notebook.cells[-1]["outputs"][-1]["data"]["text/plain"]
+    assert "1,000 devices" in projection
+    assert "(extrapolated)" in projection  # 100 workers: beyond the 3 sessions measured
 
 
-def test_fleet_run_reports_curves_and_projections(tmp_path: Path) -> None:
-    """A small real concurrency run (asyncssh and httpx, 1 and 3 sessions, local) into the same
-    JSON, then the report: per-concurrency table, curves, projection marked measured/projected."""
-    path = tmp_path / "fleet.json"
+@pytest.fixture(scope="module")
+def fleet_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small real concurrency run (asyncssh and httpx, 1 and 3 sessions, local)."""
+    path = tmp_path_factory.mktemp("fleet") / "fleet.json"
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "benchmarks/test_concurrency.py", "-q",
          "-p", "no:cacheprovider", "--fleet-profiles", "local", "--clients",
@@ -130,6 +136,13 @@ def test_fleet_run_reports_curves_and_projections(tmp_path: Path) -> None:
         cwd=ROOT, capture_output=True, text=True, timeout=300,
         env={**os.environ, "MGMTBENCH_FLEET_SECONDS": "0.2"})
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    return path
+
+
+def test_fleet_run_reports_curves_and_projections(fleet_run: Path, tmp_path: Path) -> None:
+    """The concurrency run in the same JSON, then the report: per-concurrency table, curves,
+    projection marked measured/projected."""
+    path = fleet_run
     frame = load_runs([path])
     assert sorted(frame["concurrency"].tolist()) == [1, 1, 3, 3]
     assert (frame["errors"] == 0).all()
