@@ -71,17 +71,16 @@ class FleetWorker:
         return report
 
     def close(self) -> None:
-        if self.process.poll() is None:
-            with contextlib.suppress(OSError, ValueError):
-                assert self.process.stdin is not None
-                self.process.stdin.close()
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        if self.process.stdout is not None:
-            self.process.stdout.close()
+        """End the worker (EOF on its stdin) and release the pipes; safe to call twice."""
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError, ValueError):  # a dead worker's broken pipe
+                    pipe.close()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
 
     def _read(self) -> dict[str, Any]:
         assert self.process.stdout is not None
