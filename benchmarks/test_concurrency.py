@@ -100,9 +100,13 @@ def test_fleet(benchmark: BenchmarkFixture, fleet_lab_for: Callable[[str], LabLi
 
 
 def _check(report: dict[str, Any]) -> None:
+    """Every session must succeed; a failure says how busy the client was meanwhile (a library
+    that saturates the machine starves its own sessions into time-outs)."""
     errors = [s["error"] for s in report["sessions"] if s["error"]]
-    assert not errors, (f"{len(errors)} of {len(report['sessions'])} sessions failed; first: "
-                        f"{errors[0]}")
+    cpu = report["cpu_user"] + report["cpu_system"] - report["cpu_sampler"]
+    assert not errors, (f"{len(errors)} of {len(report['sessions'])} sessions failed (client CPU "
+                        f"{cpu:.1f} s in {report['wall']:.1f} s wall: {100 * cpu / report['wall']:.0f}%"
+                        f" of one core); first: {errors[0]}")
 
 
 def _phase_medians(reports: list[dict[str, Any]]) -> dict[str, float | None]:

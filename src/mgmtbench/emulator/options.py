@@ -30,7 +30,7 @@ class Limits:
     max_sessions: int = 1000  # concurrent SSH connections per device
     max_body: int = 1024 * 1024  # bytes of a POST /admin/config body
     max_line: int = 4096  # characters of one command line
-    login_timeout: float = 30.0  # seconds to finish SSH authentication
+    login_timeout: float = 120.0  # seconds to finish SSH authentication (IOS `ip ssh time-out`)
 
 
 @dataclass(frozen=True)
