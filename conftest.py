@@ -135,30 +135,32 @@ LabLike = Lab | LocalLab
 
 @pytest.fixture(scope="session")
 def lab_for(request: pytest.FixtureRequest, client_keys: ClientKeys) -> Iterator[
-        Callable[[str], LabLike]]:
-    """``lab_for("regional")``: the session's lab for that profile, made on first use."""
-    labs: dict[str, LabLike] = {}
+        Callable[..., LabLike]]:
+    """``lab_for("regional")``: the session's lab for that profile, made on first use;
+    ``lab_for("regional", devices=200)``: a fleet lab (one lab per profile and size)."""
+    labs: dict[tuple[str, int], LabLike] = {}
     backend = str(request.config.getoption("--link-backend"))
     runtime = str(request.config.getoption("--device-runtime"))
     image = str(request.config.getoption("--device-image"))
     credentials = Credentials(username=USERNAME, password=PASSWORD, enable_secret=SECRET,
                               authorized_keys=client_keys.authorized_keys)
 
-    def get(profile_name: str) -> LabLike:
-        if profile_name not in labs:
+    def get(profile_name: str, devices: int = 1) -> LabLike:
+        key = (profile_name, devices)
+        if key not in labs:
             profile = resolve(profile_name)
             if not has_net_admin():
                 if profile.impaired or runtime != "netns":
                     pytest.skip(f"profile {profile_name} needs a lab network: run as root or "
                                 "with CAP_NET_ADMIN")
-                labs[profile_name] = LocalLab(profile, credentials=credentials).up()
+                labs[key] = LocalLab(profile, devices=devices, credentials=credentials).up()
             else:
                 try:
-                    labs[profile_name] = Lab(profile, backend=backend, credentials=credentials,
-                                             runtime=runtime, image=image).up()
+                    labs[key] = Lab(profile, backend=backend, devices=devices,
+                                    credentials=credentials, runtime=runtime, image=image).up()
                 except UsageError as exc:
                     pytest.fail(f"lab for profile {profile_name}: {exc}")
-        return labs[profile_name]
+        return labs[key]
 
     yield get
     for made in labs.values():
@@ -166,7 +168,7 @@ def lab_for(request: pytest.FixtureRequest, client_keys: ClientKeys) -> Iterator
 
 
 @pytest.fixture
-def lab(request: pytest.FixtureRequest, lab_for: Callable[[str], LabLike]) -> LabLike:
+def lab(request: pytest.FixtureRequest, lab_for: Callable[..., LabLike]) -> LabLike:
     return lab_for(getattr(request, "param", "local"))
 
 

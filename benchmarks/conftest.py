@@ -96,43 +96,12 @@ def _fleet_matrix(metafunc: pytest.Metafunc) -> None:
 
 
 @pytest.fixture(scope="session")
-def fleet_lab_for(request: pytest.FixtureRequest, client_keys: Any) -> Any:
+def fleet_lab_for(request: pytest.FixtureRequest, lab_for: Any) -> Any:
     """``fleet_lab_for("regional")``: the session's fleet lab for that profile, with as many
-    devices as the largest ``--concurrency`` (made on first use; with the netns runtime one
-    emulator process serves them all, with ``--device-runtime docker`` a container each)."""
-    from benchmarks.transport import runtime_options
-    from conftest import PASSWORD, SECRET, USERNAME
-    from mgmtbench.emulator import Credentials
-    from mgmtbench.errors import UsageError
-    from mgmtbench.lab.lab import Lab, has_net_admin
-    from mgmtbench.lab.local import LocalLab
-    from mgmtbench.lab.profiles import resolve
-
-    config = request.config
-    size = max(_counts(config, "--concurrency"))
-    backend = str(config.getoption("--link-backend"))
-    credentials = Credentials(username=USERNAME, password=PASSWORD, enable_secret=SECRET,
-                              authorized_keys=client_keys.authorized_keys)
-    labs: dict[str, Any] = {}
-
-    def get(name: str) -> Any:
-        if name not in labs:
-            profile = resolve(name)
-            if not has_net_admin():
-                if profile.impaired:
-                    pytest.skip(f"profile {name} needs a lab network: run as root")
-                labs[name] = LocalLab(profile, devices=size, credentials=credentials).up()
-            else:
-                try:
-                    labs[name] = Lab(profile, backend=backend, devices=size,
-                                     credentials=credentials, **runtime_options(config)).up()
-                except UsageError as exc:
-                    pytest.fail(f"fleet lab for profile {name}: {exc}")
-        return labs[name]
-
-    yield get
-    for made in labs.values():
-        made.down()
+    devices as the largest ``--concurrency`` (with the netns runtime one emulator process serves
+    them all, with ``--device-runtime docker`` a container each)."""
+    size = max(_counts(request.config, "--concurrency"))
+    return lambda profile: lab_for(profile, devices=size)
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
@@ -164,19 +133,31 @@ def _ratios(reporter: Any, benchmarks: list[Any]) -> None:
             reporter.write_line(line)
 
 
+def _grouped(benchmarks: list[Any], kind: str, by: str) -> dict[tuple[str, int], list[Any]]:
+    """Successful benchmarks whose extra_info has ``kind``, grouped by (profile, extra_info[by])."""
+    groups: dict[tuple[str, int], list[Any]] = {}
+    for bench in benchmarks:
+        if not bench.has_error and bench.stats and kind in bench.extra_info:
+            key = (bench.extra_info["profile"], bench.extra_info[by])
+            groups.setdefault(key, []).append(bench)
+    return groups
+
+
+def _console(reporter: Any, width: int) -> Any:
+    """A rich console writing into pytest's terminal report."""
+    from rich.console import Console
+
+    return Console(file=reporter._tw._file, force_terminal=False, width=width)
+
+
 def _mode_table(reporter: Any, benchmarks: list[Any]) -> None:
     """Per profile and command count: client x mode, mean, p95, RTTs, speed-up vs the slowest."""
-    rows = [b for b in benchmarks if not b.has_error and b.stats and "mode" in b.extra_info]
-    if not rows:
+    by_group = _grouped(benchmarks, "mode", "commands")
+    if not by_group:
         return
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console(file=reporter._tw._file, force_terminal=False, width=120)
-    by_group: dict[tuple[str, int], list[Any]] = {}
-    for bench in rows:
-        key = (bench.extra_info["profile"], bench.extra_info["commands"])
-        by_group.setdefault(key, []).append(bench)
+    console = _console(reporter, 120)
     reporter.section("transport modes")
     for (profile, commands), benches in by_group.items():
         info = benches[0].extra_info
@@ -199,19 +180,14 @@ def _mode_table(reporter: Any, benchmarks: list[Any]) -> None:
 
 def _fleet_table(reporter: Any, benchmarks: list[Any]) -> None:
     """Per profile and concurrency: client, makespan, per-phase medians, CPU, memory."""
-    rows = [b for b in benchmarks if not b.has_error and b.stats and "concurrency" in b.extra_info]
-    if not rows:
+    by_group = _grouped(benchmarks, "concurrency", "concurrency")
+    if not by_group:
         return
-    from rich.console import Console
     from rich.table import Table
 
     from mgmtbench.clients.fleet import PHASES
 
-    console = Console(file=reporter._tw._file, force_terminal=False, width=160)
-    by_group: dict[tuple[str, int], list[Any]] = {}
-    for bench in rows:
-        by_group.setdefault((bench.extra_info["profile"], bench.extra_info["concurrency"]),
-                            []).append(bench)
+    console = _console(reporter, 160)
     reporter.section("concurrency (medians; ms unless named; CPU % of one core over the makespan; "
                      "- : the library does not separate that phase, its time is in the one before)")
     for (profile, concurrency), benches in sorted(by_group.items()):

@@ -60,12 +60,6 @@ class Driver:
         return result
 
 
-def runtime_options(config: Any) -> dict[str, str]:
-    """The device runtime options given to pytest (root conftest.py), as Lab keyword arguments."""
-    return {"runtime": str(config.getoption("--device-runtime")),
-            "image": str(config.getoption("--device-image"))}
-
-
 def timing_info(data: list[float], rtt_ms: float | None) -> dict[str, float | None]:
     """p95/p99 (pytest-benchmark has neither) and the time in round trips."""
     mean = statistics.fmean(data)
