@@ -70,6 +70,11 @@ def typecheck(session: nox.Session) -> None:
 
 
 DOCKERD_STATE = "/run/mgmtbench-dockerd"  # socket, pid file, exec root of the session's dockerd
+# What the bench runner container needs to build lab networks (as in docker/compose.yaml):
+# netlink and namespaces, sysctls under /proc/sys in its lab namespaces, the TUN device.
+RUNNER_PRIVILEGES = ("--cap-add", "NET_ADMIN", "--cap-add", "SYS_ADMIN",
+                     "--security-opt", "apparmor=unconfined",
+                     "--security-opt", "systempaths=unconfined", "--device", "/dev/net/tun")
 
 
 @nox.session(python=PYTHON)
@@ -77,7 +82,8 @@ def docker(session: nox.Session) -> None:
     """The docker device runtime for real (root): installs Docker Engine (Debian's docker.io) and
     debootstrap if missing, starts a private dockerd, builds a local base image (no registry
     needed) and the device image on it, runs the docker runtime tests and a benchmark through an
-    impaired link with ``--device-runtime docker``, and stops dockerd whatever happened.
+    impaired link with ``--device-runtime docker``, builds the bench runner image and runs a
+    benchmark in it (its own lab inside its container), and stops dockerd whatever happened.
 
     Extra arguments go to the benchmark's pytest (``nox -s docker -- --clients paramiko``).
     """
@@ -98,5 +104,12 @@ def docker(session: nox.Session) -> None:
                     "--device-runtime", "docker", "--device-image", "mgmtbench-device:latest",
                     "--profiles", "regional", "--clients", "asyncssh,httpx",
                     "--benchmark-columns=mean,median,min,max", *session.posargs, env=env)
+        # The bench runner image, run as compose.yaml runs it: it builds its own impaired lab
+        # inside its container and benchmarks through it.
+        session.run(*dockerd, "build", "--base", "mgmtbench-base:bookworm", "--target", "runner",
+                    "--tag", "mgmtbench-runner:latest")
+        session.run("docker", "run", "--rm", *RUNNER_PRIVILEGES, "mgmtbench-runner:latest",
+                    "--profiles", "regional", "--clients", "asyncssh,httpx", "--commands", "1",
+                    env=env, external=True)
     finally:
         session.run(*dockerd, "stop")
