@@ -75,8 +75,8 @@ def _fleet_section(fleet: pd.DataFrame, out: Path, workers: int, commands: int) 
                   "in ms; CPU % of one core over the makespan; - where the library does not "
                   "separate a phase (its time is in the phase before).", "",
                   markdown_table(group.sort_values(["concurrency", "median_ms"])[
-                      [c for c in FLEET_COLUMNS if c in group]].rename(
-                          columns={"median_ms": "makespan_ms"})), ""]
+                      [c for c in FLEET_COLUMNS if c in group]].astype({"concurrency": int})
+                      .rename(columns={"median_ms": "makespan_ms"})), ""]
         charts = concurrency_curves(fleet, out, str(profile))
         lines += [f"![{c.stem}]({c.name})" for c in charts] + [""]
     projected = projection_table(project(fleet, workers=workers, commands=commands))
