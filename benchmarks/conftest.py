@@ -163,7 +163,8 @@ def _mode_table(reporter: Any, benchmarks: list[Any]) -> None:
         info = benches[0].extra_info
         slowest = max(b.stats.mean for b in benches)
         table = Table(title=f"{profile}: configured RTT {info['configured_rtt_ms']} ms, measured "
-                            f"{info['measured_rtt_ms']} ms ({info['backend']}), {commands} commands",
+                            f"{info['measured_rtt_ms']} ms ({info['backend']}, "
+                            f"{info.get('runtime', 'in-process')}), {commands} commands",
                       title_justify="left")
         for column in ("client", "mode", "mean ms", "p95 ms", "RTTs", "packets", "speed-up"):
             table.add_column(column, justify="left" if column in ("client", "mode") else "right")
@@ -193,7 +194,8 @@ def _fleet_table(reporter: Any, benchmarks: list[Any]) -> None:
     for (profile, concurrency), benches in sorted(by_group.items()):
         info = benches[0].extra_info
         table = Table(title=f"{profile}: measured RTT {info['measured_rtt_ms']} ms "
-                            f"({info['backend']}), {concurrency} sessions to {concurrency} devices, "
+                            f"({info['backend']}, {info.get('runtime', 'in-process')}), "
+                            f"{concurrency} sessions to {concurrency} devices, "
                             f"{info['command']!r} twice per session", title_justify="left")
         for column in ("client", "makespan", "session", *PHASES, "client CPU s", "client CPU",
                        "CPU/session", "peak RSS MiB", "emulator CPU"):

@@ -76,6 +76,8 @@ def test_transport_mode(benchmark: BenchmarkFixture, lab_for: Callable[[str], La
         "client": client, "mode": mode, "profile": profile, "commands": commands,
         "transport": str(cls.transport),
         "backend": info["backend"],
+        "runtime": info.get("runtime", "in-process"),  # netns, docker; in-process: LocalLab
+        **({"image": info["image"]} if "image" in info else {}),
         "configured_rtt_ms": info["configured_rtt_ms"],
         "measured_rtt_ms": info["measured_rtt_ms"],
         **(timing_info(data, info["measured_rtt_ms"]) if data else {}),  # type: ignore[arg-type]

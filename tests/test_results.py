@@ -41,9 +41,11 @@ def test_load_gives_a_row_per_benchmark(runs: list[Path]) -> None:
     assert len(frame) == 2 * 6 * 2  # runs x asyncssh modes x command counts
     assert set(frame["run"]) == {"run1", "run2"}
     for column in ("client", "mode", "profile", "commands", "mean_ms", "p95_ms", "rtts",
-                   "backend", "measured_rtt_ms", "packets_per_iteration", "commit", "machine"):
+                   "backend", "runtime", "measured_rtt_ms", "packets_per_iteration", "commit",
+                   "machine"):
         assert column in frame, column
     assert (frame["mean_ms"] > 0).all()
+    assert set(frame["runtime"]) <= {"netns", "in-process"}  # root: a lab; else loopback
 
 
 def test_speedups_against_a_baseline(runs: list[Path]) -> None:
