@@ -128,6 +128,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                                                               DEFAULT_IMAGE),
                      help="device image for --device-runtime docker (default: $MGMTBENCH_DEVICE_"
                           f"IMAGE or {DEFAULT_IMAGE})")
+    parser.addoption("--emulator-processes", type=int, default=1,
+                     help="netns runtime: emulator processes sharing a lab's devices (default: 1)")
 
 
 LabLike = Lab | LocalLab
@@ -142,6 +144,7 @@ def lab_for(request: pytest.FixtureRequest, client_keys: ClientKeys) -> Iterator
     backend = str(request.config.getoption("--link-backend"))
     runtime = str(request.config.getoption("--device-runtime"))
     image = str(request.config.getoption("--device-image"))
+    processes = int(request.config.getoption("--emulator-processes"))
     credentials = Credentials(username=USERNAME, password=PASSWORD, enable_secret=SECRET,
                               authorized_keys=client_keys.authorized_keys)
 
@@ -157,7 +160,8 @@ def lab_for(request: pytest.FixtureRequest, client_keys: ClientKeys) -> Iterator
             else:
                 try:
                     labs[key] = Lab(profile, backend=backend, devices=devices,
-                                    credentials=credentials, runtime=runtime, image=image).up()
+                                    credentials=credentials, runtime=runtime, image=image,
+                                    emulator_processes=processes).up()
                 except UsageError as exc:
                     pytest.fail(f"lab for profile {profile_name}: {exc}")
         return labs[key]

@@ -80,6 +80,7 @@ def test_fleet(benchmark: BenchmarkFixture, fleet_lab_for: Callable[[str], LabLi
         "client": client, "concurrency": concurrency, "profile": profile, "command": COMMAND,
         "how": hello["how"], "merged": hello["merged"],
         "backend": info["backend"], "runtime": info.get("runtime", "in-process"),
+        "emulator_processes": info.get("emulator_processes"),
         "configured_rtt_ms": info["configured_rtt_ms"],
         "measured_rtt_ms": info["measured_rtt_ms"],
         **{f"{phase}_ms": ms for phase, ms in _phase_medians(reports).items()},

@@ -38,7 +38,8 @@ def fleet_lab(request: pytest.FixtureRequest) -> Iterator[tuple[Lab, float]]:
     start = time.perf_counter()  # made here, not by lab_for: its start-up time is a result
     lab = Lab(resolve(request.param), devices=size, credentials=credentials,
               backend=str(option("--link-backend")), runtime=str(option("--device-runtime")),
-              image=str(option("--device-image"))).up()
+              image=str(option("--device-image")),
+              emulator_processes=int(option("--emulator-processes"))).up()
     try:
         yield lab, time.perf_counter() - start
     finally:
@@ -77,6 +78,7 @@ def test_fleet_sweep(benchmark: BenchmarkFixture, fleet_lab: tuple[Lab, float],
     seconds = benchmark.stats.stats.median if benchmark.stats else 0.0
     figures = {
         "profile": info["profile"], "backend": info["backend"], "runtime": info.get("runtime"),
+        "emulator_processes": info.get("emulator_processes"),
         "measured_rtt_ms": info["measured_rtt_ms"], "lab_devices": size, "workers": WORKERS,
         "lab_up_s": round(up_seconds, 2),
         "emulator_rss_idle_mib": round(idle.rss_bytes / 2**20, 1),

@@ -87,6 +87,9 @@ def test_port_in_use_is_one_clear_line() -> None:
     (["--platform", "junos"], "mgmtbench: error: unknown platform 'junos': choose one of"),
     (["--devices", "0"], "mgmtbench: error: --devices must be between 1 and 10000"),
     (["--hostname", "bad name"], "mgmtbench: error: bad hostname 'bad name'"),
+    (["--devices", "3", "--hostnames", "a,b"], "mgmtbench: error: 2 hostnames for 3 devices"),
+    (["--devices", "2", "--hostnames", "a,a"], "mgmtbench: error: 2 hostnames for 2 devices"),
+    (["--devices", "2", "--hostnames", "a,b c"], "mgmtbench: error: bad hostname 'b c'"),
     (["--ssh-port", "70000"], "argument --ssh-port: 70000 is not a port number"),
     (["--authorized-keys", "/nonexistent/keys"], "mgmtbench: error: cannot read authorized keys"),
 ])

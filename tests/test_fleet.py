@@ -152,3 +152,37 @@ def test_fleet_lab_serves_each_device_on_its_own_address(client_keys: ClientKeys
     assert [s["error"] for s in report["sessions"] if s["error"]] == []
     assert after.cpu_s > before.cpu_s
     assert 20 * 2**20 < after.rss_bytes < 1024 * 2**20
+
+
+@pytest.mark.skipif(not has_net_admin(), reason="a fleet lab needs root or CAP_NET_ADMIN")
+def test_fleet_lab_shared_among_emulator_processes(client_keys: ClientKeys) -> None:
+    """``emulator_processes=3``: 10 devices in three processes (4+3+3), one CA bundle and one
+    known_hosts for all: SSH host keys and HTTPS certificates of every shard verify."""
+    size = 10
+    credentials = Credentials(username=USERNAME, password=PASSWORD, enable_secret=SECRET)
+    with Lab(resolve("local"), devices=size, credentials=credentials,
+             emulator_processes=3) as lab:
+        assert len(lab.device_pids()) == 3
+        assert lab.describe()["emulator_processes"] == 3
+        assert len(lab.known_hosts.read_text().splitlines()) == size
+        assert lab.ca_file.read_text().count("BEGIN CERTIFICATE") == 3
+        targets = [make_target(d.address, d.ssh_port, d.https_port, platform="cisco_ios",
+                               ca_file=lab.ca_file, known_hosts=lab.known_hosts, keys=client_keys)
+                   for d in lab.devices]
+        digests = [hashlib.sha256(expected_output("cisco_ios", d.hostname, d.reported_ip,
+                                                  ["show version"]).encode()).hexdigest()
+                   for d in lab.devices]
+        for client in ("asyncssh", "httpx-async"):
+            with FleetWorker(client) as worker:
+                report = worker.run(targets, "show version", digests)
+            assert [s["error"] for s in report["sessions"]] == [None] * size, client
+    assert [d.hostname for d in lab.devices] == [f"R1-{i:03d}" for i in range(1, size + 1)]
+
+
+def test_emulator_processes_are_checked_before_anything_starts() -> None:
+    from mgmtbench.lab.runtimes import RuntimeOptions, choose
+
+    with pytest.raises(UsageError, match="apply to the netns runtime"):
+        choose("docker", RuntimeOptions(processes=2))
+    with pytest.raises(UsageError, match="at least 1, not 0"):
+        choose("netns", RuntimeOptions(processes=0))

@@ -27,6 +27,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "option on the command line wins.",
     )
     p.add_argument("--hostname", default="R1", help="device hostname (default: %(default)s)")
+    p.add_argument("--hostnames", default=None, metavar="NAME,NAME,...",
+                   help="one hostname per device, instead of HOSTNAME-001 ... (a shard of a "
+                        "fleet served by several processes)")
     p.add_argument("--platform", default="cisco_ios",
                    help=f"transcript platform: {', '.join(available_platforms()) or 'none found'}"
                         " (default: %(default)s)")
@@ -89,10 +92,13 @@ def _port(text: str) -> int:
 
 
 def options_from_args(args: argparse.Namespace) -> EmulatorOptions:
+    devices = len(args.bind.split(",")) if "," in args.bind else args.devices
+    names = tuple(n.strip() for n in args.hostnames.split(",")) if args.hostnames else ()
     return EmulatorOptions(
         hostname=args.hostname,
+        names=names,
         platform=args.platform,
-        devices=len(args.bind.split(",")) if "," in args.bind else args.devices,
+        devices=devices,
         bind=args.bind.split(",")[0],
         addresses=tuple(args.bind.split(",")) if "," in args.bind else (),
         ssh_port=args.ssh_port,

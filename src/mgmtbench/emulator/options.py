@@ -65,6 +65,8 @@ class EmulatorOptions:
     state_dir: Path | None = None  # where the CA, keys and known_hosts go (None: a temp dir)
     ssh: bool = True
     https: bool = True
+    # Explicit hostnames, one per device (a shard of a larger fleet); empty: derived from hostname.
+    names: tuple[str, ...] = ()
 
     def address(self, index: int) -> str:
         return self.addresses[index] if self.addresses else self.bind
@@ -87,7 +89,9 @@ class EmulatorOptions:
         return base if self.addresses else base + index
 
     def hostnames(self) -> list[str]:
-        """Distinct hostnames: ``R1`` for one device, ``R1-001`` ... for a fleet."""
+        """Distinct hostnames: ``R1`` for one device, ``R1-001`` ... for a fleet (or ``names``)."""
+        if self.names:
+            return list(self.names)
         if self.devices == 1:
             return [self.hostname]
         width = max(3, len(str(self.devices)))

@@ -234,8 +234,13 @@ def _validate(options: EmulatorOptions) -> None:
                          f"choose one of {', '.join(HOST_KEY_TYPES)}")
     if not 1 <= options.devices <= 10_000:
         raise UsageError(f"--devices must be between 1 and 10000, not {options.devices}")
-    if not HOSTNAME.match(options.hostname):
-        raise UsageError(f"bad hostname {options.hostname!r}: use letters, digits, '-', '_', '.'")
+    for name in (options.hostname, *options.names):
+        if not HOSTNAME.match(name):
+            raise UsageError(f"bad hostname {name!r}: use letters, digits, '-', '_', '.'")
+    if options.names and (len(options.names) != options.devices
+                          or len(set(options.names)) != len(options.names)):
+        raise UsageError(f"{len(options.names)} hostnames for {options.devices} devices: give "
+                         "one distinct name per device")
     if options.addresses and len(options.addresses) != options.devices:
         raise UsageError(f"{len(options.addresses)} addresses for {options.devices} devices: "
                          "give one address per device")

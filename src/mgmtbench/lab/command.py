@@ -60,6 +60,9 @@ def _lab_options(p: argparse.ArgumentParser) -> None:
                         "namespace) or docker (a container per device) (default: %(default)s)")
     p.add_argument("--image", default=DEFAULT_IMAGE,
                    help="device image for --device-runtime docker (default: %(default)s)")
+    p.add_argument("--emulator-processes", type=int, default=1, metavar="P",
+                   help="netns runtime: emulator processes sharing the devices, to use more "
+                        "cores for a large fleet (default: 1)")
     p.add_argument("--samples", type=int, default=20, help="calibration samples (default: 20)")
 
 
@@ -76,7 +79,8 @@ def _open(args: argparse.Namespace, **kwargs: Any) -> Lab | LocalLab:
               "without a lab network", file=sys.stderr)
         return LocalLab(profile, calibration_samples=args.samples, **kwargs)
     return Lab(profile, backend=args.link_backend, calibration_samples=args.samples,
-               runtime=args.device_runtime, image=args.image, **kwargs)
+               runtime=args.device_runtime, image=args.image,
+               emulator_processes=args.emulator_processes, **kwargs)
 
 
 def run_check(args: argparse.Namespace) -> int:

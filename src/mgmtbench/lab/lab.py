@@ -121,8 +121,9 @@ def _addresses(index: int, devices: int) -> tuple[str, str, str, list[str]]:
 class Lab:
     """Namespaces, a link with a profile, emulated devices and their measured RTT.
 
-    ``runtime`` says how the devices run (``netns``: one emulator process in the lab's namespace;
-    ``docker``: a container per device from ``image``); every backend works with every runtime.
+    ``runtime`` says how the devices run (``netns``: ``emulator_processes`` emulator processes in
+    the lab's namespace sharing the fleet, one by default; ``docker``: a container per device from
+    ``image``); every backend works with every runtime.
     """
 
     def __init__(
@@ -138,6 +139,7 @@ class Lab:
         state_dir: Path | None = None,
         runtime: str = "netns",
         image: str | None = None,
+        emulator_processes: int = 1,
     ) -> None:
         if not 1 <= devices <= MAX_DEVICES:
             raise UsageError(f"a lab holds 1..{MAX_DEVICES} devices, not {devices}")
@@ -147,7 +149,8 @@ class Lab:
                              "127.0.0.1")
         self.profile = profile.validate()
         self.backend_class = choose(backend, profile)
-        self.runtime: DeviceRuntime = runtimes.choose(runtime, image)
+        self.runtime: DeviceRuntime = runtimes.choose(
+            runtime, runtimes.RuntimeOptions(image=image, processes=emulator_processes))
         self.device_count = devices
         self.platform = platform
         self.hostname = hostname

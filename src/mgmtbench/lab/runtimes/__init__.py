@@ -4,23 +4,23 @@ and ``docker`` (one container per device). See :mod:`.base` for the interface.""
 from __future__ import annotations
 
 from mgmtbench.errors import UsageError
-from mgmtbench.lab.runtimes.base import DeviceRuntime, DeviceSpec, RuntimeContext
+from mgmtbench.lab.runtimes.base import DeviceRuntime, DeviceSpec, RuntimeContext, RuntimeOptions
 from mgmtbench.lab.runtimes.docker import DEFAULT_IMAGE, DockerRuntime
 from mgmtbench.lab.runtimes.netns import NetnsRuntime
 
 RUNTIMES: dict[str, type[DeviceRuntime]] = {r.name: r for r in (NetnsRuntime, DockerRuntime)}
 
-__all__ = ["DEFAULT_IMAGE", "RUNTIMES", "DeviceRuntime", "DeviceSpec", "RuntimeContext", "choose"]
+__all__ = ["DEFAULT_IMAGE", "RUNTIMES", "DeviceRuntime", "DeviceSpec", "RuntimeContext",
+           "RuntimeOptions", "choose"]
 
 
-def choose(name: str, image: str | None = None) -> DeviceRuntime:
+def choose(name: str, options: RuntimeOptions | None = None) -> DeviceRuntime:
     """A runtime ready to start, or one sentence on why it cannot run here."""
     if name not in RUNTIMES:
         raise UsageError(f"unknown device runtime {name!r}: choose {', '.join(RUNTIMES)}")
     runtime = RUNTIMES[name]
+    made = runtime.from_options(options or RuntimeOptions())  # option errors first: no probing
     reason = runtime.unavailable()
     if reason is not None:
         raise UsageError(f"device runtime {name!r} cannot run here: {reason}")
-    if runtime is DockerRuntime:
-        return DockerRuntime(image or DEFAULT_IMAGE)
-    return runtime()
+    return made

@@ -46,10 +46,24 @@ class RuntimeContext:
         return self.state.netns
 
 
+@dataclass(frozen=True)
+class RuntimeOptions:
+    """How the devices should run; each runtime takes what applies to it and refuses what it
+    cannot do (in one sentence)."""
+
+    image: str | None = None  # docker: the device image (None: the default image)
+    processes: int = 1  # netns: emulator processes sharing the fleet
+
+
 class DeviceRuntime(ABC):
     """Starts the lab's devices and stops them."""
 
     name: ClassVar[str]
+
+    @classmethod
+    @abstractmethod
+    def from_options(cls, options: RuntimeOptions) -> DeviceRuntime:
+        """A runtime configured by ``options``; UsageError for an option it cannot honour."""
     #: Whether the devices' addresses live in the lab's own namespace (on its loopback), or
     #: behind it (the lab's namespace only routes to them).
     devices_in_lab_namespace: ClassVar[bool] = False

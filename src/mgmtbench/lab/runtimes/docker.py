@@ -26,7 +26,7 @@ from pathlib import Path
 
 from mgmtbench.errors import UsageError
 from mgmtbench.lab.netns import run_in
-from mgmtbench.lab.runtimes.base import DeviceRuntime, DeviceSpec, RuntimeContext
+from mgmtbench.lab.runtimes.base import DeviceRuntime, DeviceSpec, RuntimeContext, RuntimeOptions
 
 DEFAULT_IMAGE = "mgmtbench-device:latest"
 LABEL = "mgmtbench.lab"
@@ -66,6 +66,13 @@ class DockerRuntime(DeviceRuntime):
         self._names: list[str] = []
         self._pids: list[int] = []
         self._folder: Path | None = None
+
+    @classmethod
+    def from_options(cls, options: RuntimeOptions) -> DockerRuntime:
+        if options.processes != 1:
+            raise UsageError("emulator processes apply to the netns runtime: the docker runtime "
+                             "runs one container per device")
+        return cls(options.image or DEFAULT_IMAGE)
 
     @classmethod
     def unavailable(cls) -> str | None:

@@ -1,5 +1,11 @@
-"""The ``netns`` runtime: one emulator process inside the lab's namespace serves every device,
-each on its own address on the namespace's loopback."""
+"""The ``netns`` runtime: emulator processes inside the lab's namespace serve every device, each
+on its own address on the namespace's loopback.
+
+One process by default. ``processes=P`` shares the fleet among P emulator processes (contiguous
+shards of the devices, each process with its hostnames given explicitly), so a fleet can use more
+than one core of the lab's machine; each process has its own CA and host key, and the lab's CA
+file and known_hosts hold them all.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +15,7 @@ import time
 from pathlib import Path
 
 from mgmtbench.errors import UsageError
-from mgmtbench.lab.runtimes.base import DeviceRuntime, RuntimeContext
+from mgmtbench.lab.runtimes.base import DeviceRuntime, DeviceSpec, RuntimeContext, RuntimeOptions
 from mgmtbench.lab.state import LabState
 
 
@@ -17,46 +23,87 @@ class NetnsRuntime(DeviceRuntime):
     name = "netns"
     devices_in_lab_namespace = True
 
-    def __init__(self) -> None:
-        self._process: subprocess.Popen[bytes] | None = None
-        self._state_dir: Path | None = None
+    def __init__(self, processes: int = 1) -> None:
+        self.processes = processes
+        self._started: list[subprocess.Popen[bytes]] = []
+        self._folders: list[Path] = []
+        self._folder: Path | None = None
+
+    @classmethod
+    def from_options(cls, options: RuntimeOptions) -> NetnsRuntime:
+        if options.processes < 1:
+            raise UsageError(f"emulator processes: at least 1, not {options.processes}")
+        return cls(options.processes)
 
     def start(self, context: RuntimeContext) -> None:
-        creds = context.credentials
-        self._state_dir = context.folder / "emulator"
-        addresses = [d.address for d in context.devices]
-        argv = [sys.executable, "-m", "mgmtbench.cli", "serve", "--bind", ",".join(addresses),
-                "--ssh-port", str(context.ssh_port), "--https-port", str(context.https_port),
-                "--platform", context.platform, "--username", creds.username,
-                "--password", creds.password, "--enable-password", creds.enable_secret,
-                "--state-dir", str(self._state_dir), "--hostname", context.hostname]
-        if creds.authorized_keys is not None:
-            argv += ["--authorized-keys", str(creds.authorized_keys)]
-        self._process = start_in_netns(context.state, context.folder, "emulator", argv,
-                                       "Press Ctrl-C")
+        self._folder = context.folder
+        shards = _shards(list(context.devices), self.processes)
+        for index, shard in enumerate(shards):
+            name = "emulator" if len(shards) == 1 else f"emulator-{index + 1}"
+            folder = context.folder / name
+            self._folders.append(folder)
+            self._started.append(start_in_netns(context.state, context.folder, name,
+                                                _serve_argv(context, shard, folder),
+                                                "Press Ctrl-C"))
+        if len(shards) > 1:
+            self.ca_file.write_bytes(b"".join((f / "tls" / "ca.pem").read_bytes()
+                                              for f in self._folders))
+            self.known_hosts.write_bytes(b"".join((f / "known_hosts").read_bytes()
+                                                  for f in self._folders))
 
     def stop(self) -> None:
-        if self._process is not None:
-            stop_processes([self._process])
-            self._process = None
+        stop_processes(self._started)
+        self._started = []
 
     def device_pids(self) -> list[int]:
-        process = self._process
-        return [process.pid] if process is not None and process.poll() is None else []
+        return [p.pid for p in self._started if p.poll() is None]
 
     @property
     def ca_file(self) -> Path:
-        assert self._state_dir is not None, "the runtime is not started"
-        return self._state_dir / "tls" / "ca.pem"
+        assert self._folder is not None, "the runtime is not started"
+        if len(self._folders) == 1:
+            return self._folders[0] / "tls" / "ca.pem"
+        return self._folder / "ca-bundle.pem"
 
     @property
     def known_hosts(self) -> Path:
-        assert self._state_dir is not None, "the runtime is not started"
-        return self._state_dir / "known_hosts"
+        assert self._folder is not None, "the runtime is not started"
+        if len(self._folders) == 1:
+            return self._folders[0] / "known_hosts"
+        return self._folder / "known_hosts"
 
     def echo_address(self, context: RuntimeContext) -> str:
         # The devices' namespace is the lab's: the echo shares the first device's address.
         return context.devices[0].address
+
+    def describe(self) -> dict[str, object]:
+        return {"runtime": self.name, "emulator_processes": len(self._started) or self.processes}
+
+
+def _shards(devices: list[DeviceSpec], count: int) -> list[list[DeviceSpec]]:
+    """``devices`` in ``count`` contiguous, nearly equal parts (no empty part)."""
+    count = min(count, len(devices))
+    size, extra = divmod(len(devices), count)
+    shards, first = [], 0
+    for index in range(count):
+        last = first + size + (1 if index < extra else 0)
+        shards.append(devices[first:last])
+        first = last
+    return shards
+
+
+def _serve_argv(context: RuntimeContext, devices: list[DeviceSpec], folder: Path) -> list[str]:
+    creds = context.credentials
+    argv = [sys.executable, "-m", "mgmtbench.cli", "serve",
+            "--bind", ",".join(d.address for d in devices),
+            "--hostname", context.hostname, "--hostnames", ",".join(d.hostname for d in devices),
+            "--ssh-port", str(context.ssh_port), "--https-port", str(context.https_port),
+            "--platform", context.platform, "--username", creds.username,
+            "--password", creds.password, "--enable-password", creds.enable_secret,
+            "--state-dir", str(folder)]
+    if creds.authorized_keys is not None:
+        argv += ["--authorized-keys", str(creds.authorized_keys)]
+    return argv
 
 
 def start_in_netns(state: LabState, folder: Path, name: str, argv: list[str], ready: str,
