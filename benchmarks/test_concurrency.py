@@ -12,7 +12,6 @@ library's message.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import statistics
 import time
@@ -22,8 +21,8 @@ from typing import Any
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from benchmarks.transport import expected_output
-from conftest import ClientKeys, LabLike, make_target
+from benchmarks.transport import fleet_targets
+from conftest import ClientKeys, LabLike
 from mgmtbench.clients.fleet import PHASES, fleet_runner
 from mgmtbench.clients.fleet.worker import FleetWorker
 from mgmtbench.lab.usage import usage
@@ -44,13 +43,8 @@ def test_fleet(benchmark: BenchmarkFixture, fleet_lab_for: Callable[[str], LabLi
     if hint:
         pytest.skip(hint)
     lab = fleet_lab_for(profile)
-    devices = lab.devices[:concurrency]
-    assert len(devices) == concurrency, f"the fleet lab has {len(lab.devices)} devices"
-    targets = [make_target(d.address, d.ssh_port, d.https_port, platform=PLATFORM,
-                           ca_file=lab.ca_file, known_hosts=lab.known_hosts, keys=client_keys)
-               for d in devices]
-    expected = [hashlib.sha256(expected_output(PLATFORM, d.hostname, d.reported_ip, [COMMAND])
-                               .encode("ascii")).hexdigest() for d in devices]
+    assert len(lab.devices) >= concurrency, f"the fleet lab has {len(lab.devices)} devices"
+    targets, expected = fleet_targets(lab, client_keys, COMMAND, concurrency, PLATFORM)
     reports: list[dict[str, Any]] = []
     pids = lab.device_pids()
 

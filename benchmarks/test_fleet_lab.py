@@ -9,15 +9,14 @@ and address.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Iterator
 
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from benchmarks.transport import expected_output
-from conftest import PASSWORD, SECRET, USERNAME, ClientKeys, make_target
+from benchmarks.transport import fleet_targets
+from conftest import PASSWORD, SECRET, USERNAME, ClientKeys
 from mgmtbench.clients.fleet.worker import FleetWorker
 from mgmtbench.emulator import Credentials
 from mgmtbench.lab.lab import Lab, has_net_admin
@@ -51,11 +50,7 @@ def test_fleet_sweep(benchmark: BenchmarkFixture, fleet_lab: tuple[Lab, float],
     lab, up_seconds = fleet_lab
     pids = lab.device_pids()
     idle = usage(pids)
-    targets = [make_target(d.address, d.ssh_port, d.https_port, platform="cisco_ios",
-                           ca_file=lab.ca_file, known_hosts=lab.known_hosts, keys=client_keys)
-               for d in lab.devices]
-    digests = [hashlib.sha256(expected_output("cisco_ios", d.hostname, d.reported_ip, [COMMAND])
-                              .encode("ascii")).hexdigest() for d in lab.devices]
+    targets, digests = fleet_targets(lab, client_keys, COMMAND)
     errors: list[str] = []
     client_cpu: list[float] = []
 

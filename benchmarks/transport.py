@@ -4,11 +4,13 @@ that runs sync and async adapters the same way, and the numbers that go into ``e
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import itertools
 import statistics
 from typing import Any
 
-from mgmtbench.clients import AsyncClient, Client
+from conftest import ClientKeys, LabLike, make_target
+from mgmtbench.clients import AsyncClient, Client, Target
 from mgmtbench.emulator import Device, DeviceFacts, load_platform
 from mgmtbench.lab.calibrate import percentile
 
@@ -30,6 +32,19 @@ def expected_output(platform: str, hostname: str, address: str, commands: list[s
     facts = DeviceFacts.for_hostname(hostname, mgmt_ip=address)
     device = Device(load_platform(platform), facts, enable_secret="-")
     return "".join(device.transcript(tuple(c.split())) for c in commands)
+
+
+def fleet_targets(lab: LabLike, keys: ClientKeys, command: str, count: int | None = None,
+                  platform: str = "cisco_ios") -> tuple[list[Target], list[str]]:
+    """Targets for the first ``count`` devices of ``lab`` (all by default) and the sha256 of
+    what each must answer to ``command`` (its own hostname and address), for a fleet worker."""
+    devices = lab.devices if count is None else lab.devices[:count]
+    targets = [make_target(d.address, d.ssh_port, d.https_port, platform=platform,
+                           ca_file=lab.ca_file, known_hosts=lab.known_hosts, keys=keys)
+               for d in devices]
+    digests = [hashlib.sha256(expected_output(platform, d.hostname, d.reported_ip, [command])
+                              .encode("ascii")).hexdigest() for d in devices]
+    return targets, digests
 
 
 class Driver:

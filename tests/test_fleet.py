@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pandas as pd
 import pytest
-from benchmarks.transport import expected_output
+from benchmarks.transport import expected_output, fleet_targets
 
 from conftest import PASSWORD, SECRET, USERNAME, ClientKeys, emulator_options, make_target
 from mgmtbench.clients import Target
@@ -128,16 +128,6 @@ def test_projection_with_one_point_does_not_invent_a_curve() -> None:
     assert projection_table(out).loc[0, "100 devices"] == "-"
 
 
-def _lab_fleet(lab: Lab, keys: ClientKeys, command: str) -> tuple[list[Target], list[str]]:
-    """Targets for every device of ``lab`` and the digests of their answers to ``command``."""
-    targets = [make_target(d.address, d.ssh_port, d.https_port, platform="cisco_ios",
-                           ca_file=lab.ca_file, known_hosts=lab.known_hosts, keys=keys)
-               for d in lab.devices]
-    digests = [hashlib.sha256(expected_output("cisco_ios", d.hostname, d.reported_ip, [command])
-                              .encode()).hexdigest() for d in lab.devices]
-    return targets, digests
-
-
 @pytest.mark.skipif(not has_net_admin(), reason="a fleet lab needs root or CAP_NET_ADMIN")
 def test_fleet_lab_serves_each_device_on_its_own_address(client_keys: ClientKeys) -> None:
     """A lab of 200 devices, one emulator process: 200 sessions at once, each device answers
@@ -150,7 +140,7 @@ def test_fleet_lab_serves_each_device_on_its_own_address(client_keys: ClientKeys
         pids = lab.device_pids()
         assert pids
         before = usage(pids)
-        targets, digests = _lab_fleet(lab, client_keys, "show version")
+        targets, digests = fleet_targets(lab, client_keys, "show version")
         with FleetWorker("asyncssh") as worker:
             report = worker.run(targets, "show version", digests)
         after = usage(pids)
@@ -171,7 +161,7 @@ def test_fleet_lab_shared_among_emulator_processes(client_keys: ClientKeys) -> N
         assert lab.describe()["emulator_processes"] == 3
         assert len(lab.known_hosts.read_text().splitlines()) == size
         assert lab.ca_file.read_text().count("BEGIN CERTIFICATE") == 3
-        targets, digests = _lab_fleet(lab, client_keys, "show version")
+        targets, digests = fleet_targets(lab, client_keys, "show version")
         for client in ("asyncssh", "httpx-async"):
             with FleetWorker(client) as worker:
                 report = worker.run(targets, "show version", digests)

@@ -25,20 +25,6 @@ class AsyncsshFleet(AsyncRunner):
     how = "asyncio.gather, one connection per device, known_hosts read once"
     adapter = AsyncsshClient
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._known_hosts: dict[str, Any] = {}
-
-    def _trusted(self, target: Target) -> Any:
-        import asyncssh
-
-        if target.known_hosts is None:
-            return None
-        path = str(target.known_hosts)
-        if path not in self._known_hosts:
-            self._known_hosts[path] = asyncssh.read_known_hosts(path)
-        return self._known_hosts[path]
-
     async def session(self, target: Target, command: str, times: SessionTimes) -> None:
         import asyncssh
 
@@ -47,7 +33,8 @@ class AsyncsshFleet(AsyncRunner):
             conn = await asyncssh.connect(
                 target.host, port=target.ssh_port, username=target.username,
                 password=target.password, client_keys=None, agent_path=None,
-                known_hosts=self._trusted(target))
+                known_hosts=(self.loaded(target.known_hosts, asyncssh.read_known_hosts)
+                             if target.known_hosts is not None else None))
             try:
                 process = await conn.create_process(command, encoding=None)
                 laps.lap("connect_exec")

@@ -24,12 +24,15 @@ import asyncio
 import hashlib
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from typing import Any, ClassVar
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
 
 from mgmtbench.clients.base import ClientError, Target, _Common
 
+T = TypeVar("T")
 PHASES = ("connect_exec", "finish", "exec_again", "read_output", "close")
 
 
@@ -86,6 +89,9 @@ class FleetRunner(ABC):
     #: Runs other processes (their CPU and memory count as the client's).
     spawns: ClassVar[bool] = False
 
+    def __init__(self) -> None:
+        self._loaded: dict[tuple[Callable[[str], Any], str], Any] = {}
+
     @classmethod
     def missing(cls) -> str | None:
         return cls.adapter.missing()
@@ -101,12 +107,22 @@ class FleetRunner(ABC):
     def close(self) -> None:  # noqa: B027 - most runners keep nothing
         """Release what the runner keeps between runs."""
 
+    def loaded(self, path: Path, load: Callable[[str], T]) -> T:
+        """``load(path)`` once per runner (trust files: known_hosts, a CA bundle), so reading
+        them is configuration done in the untimed warm-up round, not part of every run."""
+        key = (load, str(path))
+        if key not in self._loaded:
+            self._loaded[key] = load(str(path))
+        found: T = self._loaded[key]
+        return found
+
 
 class AsyncRunner(FleetRunner):
     """An asyncio library: one coroutine per session, gathered on one event loop that lives as
     long as the runner (its set-up is not timed)."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._loop = asyncio.new_event_loop()
 
     def run(self, targets: list[Target], command: str) -> list[SessionTimes]:

@@ -28,7 +28,6 @@ class HttpxFleet(AsyncRunner):
 
     def __init__(self) -> None:
         super().__init__()
-        self._contexts: dict[str, ssl.SSLContext] = {}
         self._client: Any = None  # the current run's client, shared by its sessions
 
     def run(self, targets: list[Target], command: str) -> list[SessionTimes]:
@@ -37,10 +36,7 @@ class HttpxFleet(AsyncRunner):
         first = targets[0]
         if first.ca_file is None:
             raise ClientError("httpx: the targets have no CA file to verify the devices")
-        context = self._contexts.get(str(first.ca_file))
-        if context is None:  # configuration, made once: not part of any run
-            context = self._contexts[str(first.ca_file)] = ssl.create_default_context(
-                cafile=str(first.ca_file))
+        context = self.loaded(first.ca_file, _verify_context)
 
         async def fleet() -> list[SessionTimes]:
             import asyncio
@@ -77,3 +73,7 @@ class HttpxFleet(AsyncRunner):
                 raise ClientError(f"httpx: HTTP {response.status_code} from {target.host}")
             times.record(body)
             laps.lap(phase_read)
+
+
+def _verify_context(ca_file: str) -> ssl.SSLContext:
+    return ssl.create_default_context(cafile=ca_file)
