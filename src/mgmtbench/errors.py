@@ -1,10 +1,17 @@
-"""mgmtbench's own errors.
+"""mgmtbench's own errors: the whole tree, in one place.
 
 Everything a caller of mgmtbench catches derives from :class:`MgmtbenchError`::
 
     MgmtbenchError
-     +-- UsageError         the user asked for something that cannot be done (bad flag, port in use)
-     +-- TranscriptError    a transcript folder or platform file is unusable
+     +-- UsageError               the user asked for something that cannot be done (bad flag, port in use)
+     +-- TranscriptError          a transcript folder or platform file is unusable
+     +-- LabError                 the lab network could not be built or torn down (netlink, namespaces)
+     +-- MissingLibrary           a client adapter's optional library is not installed
+     +-- ClientError              a client library failed against a device
+          +-- AuthenticationFailed    the device refused the credentials
+          +-- ConnectionFailed        no connection, or the connection broke
+          +-- ClientTimeout           the device did not answer in time
+          +-- WrongOutput             the device answered something other than expected
 
 Messages are one sentence saying what is wrong and what to do; the CLI prints them without a
 traceback.
@@ -21,3 +28,31 @@ class UsageError(MgmtbenchError):
 
 class TranscriptError(MgmtbenchError):
     """A transcript folder, file or platform description cannot be used."""
+
+
+class LabError(MgmtbenchError):
+    """The lab network could not be built, used or removed (a netlink or namespace failure)."""
+
+
+class MissingLibrary(MgmtbenchError):
+    """An adapter's optional library is not installed."""
+
+
+class ClientError(MgmtbenchError):
+    """A client library failed to connect, authenticate or run a command."""
+
+
+class AuthenticationFailed(ClientError):
+    """The device refused the client's credentials (password, key or agent key)."""
+
+
+class ConnectionFailed(ClientError):
+    """The client could not connect to the device, or the connection broke."""
+
+
+class ClientTimeout(ClientError):
+    """The device did not answer within the client's time-out."""
+
+
+class WrongOutput(ClientError):
+    """The device's answer is not what the command must print (prompt, echo or output)."""

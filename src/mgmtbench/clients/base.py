@@ -17,20 +17,16 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
 from typing import ClassVar
 
-from mgmtbench.errors import MgmtbenchError
+from mgmtbench.errors import ClientError, MissingLibrary
+from mgmtbench.targets import Target
+
+__all__ = ["HTTPS_MODES", "REUSING_MODES", "SSH_MODES", "AnyClient", "AsyncClient", "Client",
+           "ClientError", "MissingLibrary", "Target", "Transport"]
 
 
-class ClientError(MgmtbenchError):
-    """A client library failed to connect, authenticate or run a command."""
-
-
-class MissingLibrary(MgmtbenchError):
-    """An adapter's optional library is not installed."""
 
 
 class Transport(StrEnum):
@@ -43,24 +39,6 @@ SSH_MODES = ("fresh-conn", "reuse-conn", "batch-exec", "pty-fresh", "pty-reuse",
 HTTPS_MODES = ("fresh-conn", "keep-alive", "batch-post", "multi-cmd", "tls-resume", "h2-multiplex")
 #: Modes whose connection is made in ``setup`` (outside the timed part).
 REUSING_MODES = frozenset({"reuse-conn", "pty-reuse", "keep-alive", "pipelined", "h2-multiplex"})
-
-
-@dataclass(frozen=True)
-class Target:
-    """Where and how to reach one device."""
-
-    host: str
-    ssh_port: int
-    https_port: int
-    username: str
-    password: str
-    enable_secret: str
-    platform: str = "cisco_ios"
-    ca_file: Path | None = None  # the device's CA, for HTTPS verification
-    known_hosts: Path | None = None  # OpenSSH known_hosts with the device's host key
-    key_file: Path | None = None  # private key for public-key login (OpenSSH binary)
-    paging_off: str = "terminal length 0"
-    width: str = "terminal width 511"
 
 
 class _Common:

@@ -1,0 +1,118 @@
+"""Targets: where and how a client reaches one device.
+
+A :class:`Target` is everything a client adapter or fleet runner needs to reach one device: its
+address and ports, credentials, the auth method to use, trust files, the SSH algorithm choices of
+the client, and the platform's paging commands. Targets come from a *source*: today a lab
+(:func:`lab_targets`, the emulated devices behind an impaired link); a real-device inventory will be
+a second source returning the same type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Protocol
+
+
+class Auth(StrEnum):
+    """How a client logs in."""
+
+    PASSWORD = "password"
+    KEY = "key"  # the private key file in ``Target.key_file``
+    AGENT = "agent"  # a key held by the ssh-agent at ``Target.agent_socket``
+
+
+@dataclass(frozen=True)
+class SshAlgorithms:
+    """The client's SSH algorithm preferences, in order (empty: the library's defaults)."""
+
+    kex: tuple[str, ...] = ()
+    ciphers: tuple[str, ...] = ()
+    macs: tuple[str, ...] = ()
+    host_key: tuple[str, ...] = ()
+
+    def is_default(self) -> bool:
+        """True when nothing is chosen: the library negotiates with its own defaults."""
+        return not (self.kex or self.ciphers or self.macs or self.host_key)
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where and how to reach one device."""
+
+    host: str
+    ssh_port: int
+    https_port: int
+    username: str
+    password: str
+    enable_secret: str
+    platform: str = "cisco_ios"
+    ca_file: Path | None = None  # the device's CA, for HTTPS verification
+    known_hosts: Path | None = None  # OpenSSH known_hosts with the device's host key
+    key_file: Path | None = None  # private key for public-key login
+    paging_off: str = "terminal length 0"
+    width: str = "terminal width 511"
+    auth: Auth = Auth.PASSWORD  # how SSH clients log in (the OpenSSH binary always uses keys)
+    agent_socket: Path | None = None  # SSH_AUTH_SOCK for Auth.AGENT
+    algorithms: SshAlgorithms = field(default_factory=SshAlgorithms)
+
+
+@dataclass(frozen=True)
+class Login:
+    """Credentials and trust shared by every target of one source."""
+
+    username: str
+    password: str
+    enable_secret: str
+    key_file: Path | None = None
+    auth: Auth = Auth.PASSWORD
+    agent_socket: Path | None = None
+    algorithms: SshAlgorithms = field(default_factory=SshAlgorithms)
+
+
+class LabDevice(Protocol):
+    """What a lab says about one of its devices."""
+
+    @property
+    def address(self) -> str: ...
+    @property
+    def ssh_port(self) -> int: ...
+    @property
+    def https_port(self) -> int: ...
+    @property
+    def hostname(self) -> str: ...
+    @property
+    def reported_ip(self) -> str: ...
+
+
+class DeviceSource(Protocol):
+    """A source of targets: a lab (its devices and trust files)."""
+
+    @property
+    def devices(self) -> Sequence[LabDevice]: ...
+    @property
+    def ca_file(self) -> Path | None: ...
+    @property
+    def known_hosts(self) -> Path | None: ...
+
+
+def make_target(host: str, ssh_port: int, https_port: int, *, platform: str, login: Login,
+                ca_file: Path | None = None, known_hosts: Path | None = None) -> Target:
+    """A target for one device of ``platform`` (its paging command from the platform folder)."""
+    from mgmtbench.emulator.transcripts import load_platform
+
+    return Target(host=host, ssh_port=ssh_port, https_port=https_port, username=login.username,
+                  password=login.password, enable_secret=login.enable_secret, platform=platform,
+                  ca_file=ca_file, known_hosts=known_hosts, key_file=login.key_file,
+                  paging_off=load_platform(platform).style.paging_off, auth=login.auth,
+                  agent_socket=login.agent_socket, algorithms=login.algorithms)
+
+
+def lab_targets(lab: DeviceSource, login: Login, *, platform: str = "cisco_ios",
+                count: int | None = None) -> list[Target]:
+    """Targets for the first ``count`` devices of ``lab`` (all by default)."""
+    devices = list(lab.devices) if count is None else list(lab.devices)[:count]
+    return [make_target(d.address, d.ssh_port, d.https_port, platform=platform, login=login,
+                        ca_file=lab.ca_file, known_hosts=lab.known_hosts) for d in devices]
