@@ -1,7 +1,9 @@
 """Developer and CI sessions: ``nox -s bench`` (the main job), ``nox -s tests``, ``nox -s lint``,
-``nox -s typecheck``, ``nox -s docker`` (the docker device runtime, with a private dockerd).
+``nox -s typecheck``, ``nox -s docker`` (the docker device runtime, with a private dockerd),
+``nox -s lock`` (refresh the lock). ``./dev SESSION`` runs them on a fresh machine.
 
-Sessions install the project with the extras they need into their own virtualenv; extra
+Sessions install the project with the extras they need into their own virtualenv, every package
+pinned by ``constraints.txt`` (the lock, refreshed on purpose with ``nox -s lock``); extra
 arguments go to the tool (``nox -s tests -- -k netmiko``).
 """
 
@@ -14,12 +16,18 @@ import nox
 nox.options.sessions = ["lint", "typecheck", "tests"]
 nox.options.reuse_existing_virtualenvs = True
 PYTHON = "3.11"
+LOCK = "constraints.txt"
+
+
+def install(session: nox.Session, *args: str) -> None:
+    """``pip install`` with every version pinned by the lock."""
+    session.install("-c", LOCK, *args)
 
 
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
     """The test suite: real emulators, real sockets, real OpenSSH and curl."""
-    session.install("-e", ".[test]")
+    install(session, "-e", ".[test]")
     session.run("pytest", *session.posargs)
 
 
@@ -31,7 +39,7 @@ def bench(session: nox.Session) -> None:
     Extra arguments go to pytest: ``nox -s bench -- -k regional``,
     ``nox -s bench -- --commands 1,5,10,25,50 --profiles all``.
     """
-    session.install("-e", ".[test]")
+    install(session, "-e", ".[test]")
     session.run(
         "pytest", "benchmarks/test_transport_modes.py", "-p", "no:cacheprovider",
         "--benchmark-autosave", "--benchmark-storage=file://.benchmarks",
@@ -48,7 +56,7 @@ def fleet(session: nox.Session) -> None:
 
     Extra arguments go to pytest: ``nox -s fleet -- --concurrency 10,100 --clients asyncssh``.
     """
-    session.install("-e", ".[test]")
+    install(session, "-e", ".[test]")
     session.run(
         "pytest", "benchmarks/test_concurrency.py", "benchmarks/test_fleet_lab.py",
         "-p", "no:cacheprovider", "--benchmark-autosave", "--benchmark-storage=file://.benchmarks",
@@ -59,14 +67,27 @@ def fleet(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    session.install("ruff>=0.6")
-    session.run("ruff", "check", "src", "tests", "benchmarks", "conftest.py", "noxfile.py")
+    """ruff over everything (docstring rules for the public API: src/)."""
+    install(session, "ruff")
+    session.run("ruff", "check", "src", "tests", "benchmarks", "tools", "conftest.py",
+                "noxfile.py")
 
 
 @nox.session(python=PYTHON)
 def typecheck(session: nox.Session) -> None:
-    session.install("-e", ".[typecheck]")
+    """mypy --strict over src, tests, benchmarks, tools, conftest.py and noxfile.py."""
+    install(session, "-e", ".[typecheck]")
     session.run("mypy", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def lock(session: nox.Session) -> None:
+    """Refresh constraints.txt from pyproject.toml (every extra, Python 3.11); commit the diff on
+    purpose, with the reason."""
+    install(session, "uv")
+    session.run("uv", "pip", "compile", "pyproject.toml", "--all-extras", "--universal",
+                "--python-version", PYTHON, "--upgrade", "-q", "-o", LOCK,
+                "--custom-compile-command", "nox -s lock")
 
 
 DOCKERD_STATE = "/run/mgmtbench-dockerd"  # socket, pid file, exec root of the session's dockerd
@@ -89,8 +110,8 @@ def docker(session: nox.Session) -> None:
     """
     if os.geteuid() != 0:
         session.skip("the docker session needs root (dockerd, lab namespaces)")
-    session.install("-e", ".[test]")
-    dockerd = ["python", "-m", "mgmtbench.lab.runtimes.dockerd", "--state", DOCKERD_STATE]
+    install(session, "-e", ".[test]")
+    dockerd = ["python", "tools/dockerd.py", "--state", DOCKERD_STATE]
     env = {"DOCKER_HOST": f"unix://{DOCKERD_STATE}/docker.sock", "MGMTBENCH_REQUIRE_DOCKER": "1"}
     session.run(*dockerd, "install")
     try:

@@ -21,11 +21,12 @@ from typing import Any
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from benchmarks.transport import fleet_targets
-from conftest import ClientKeys, LabLike
 from mgmtbench.clients.fleet import PHASES, fleet_runner
 from mgmtbench.clients.fleet.worker import FleetWorker
+from mgmtbench.lab import LabLike
 from mgmtbench.lab.usage import usage
+from mgmtbench.targets import Login, lab_targets
+from mgmtbench.testing import expected_digests, record
 
 PLATFORM = "cisco_ios"
 COMMAND = "show interfaces"  # ~26 KB on the cisco_ios transcript
@@ -37,14 +38,15 @@ MIN_ROUNDS, MAX_ROUNDS = 2, 10
 # A failed warm-up leaves the benchmark fixture unused: the failure says why, not the warning.
 @pytest.mark.filterwarnings("ignore:Benchmark fixture was not used")
 def test_fleet(benchmark: BenchmarkFixture, fleet_lab_for: Callable[[str], LabLike],
-               client_keys: ClientKeys, client: str, concurrency: int, profile: str) -> None:
+               login: Login, client: str, concurrency: int, profile: str) -> None:
     cls = fleet_runner(client)
     hint = cls.missing()
     if hint:
         pytest.skip(hint)
     lab = fleet_lab_for(profile)
     assert len(lab.devices) >= concurrency, f"the fleet lab has {len(lab.devices)} devices"
-    targets, expected = fleet_targets(lab, client_keys, COMMAND, concurrency, PLATFORM)
+    targets = lab_targets(lab, login, platform=PLATFORM, count=concurrency)
+    expected = expected_digests(lab, COMMAND, count=concurrency, platform=PLATFORM)
     reports: list[dict[str, Any]] = []
     pids = lab.device_pids()
 
@@ -65,16 +67,11 @@ def test_fleet(benchmark: BenchmarkFixture, fleet_lab_for: Callable[[str], LabLi
     for report in reports:
         _check(report)
 
-    info = lab.describe()
     walls = [r["wall"] for r in reports]
     cpu = [r["cpu_user"] + r["cpu_system"] - r["cpu_sampler"] for r in reports]
-    benchmark.extra_info.update({
+    record(benchmark, "concurrency", lab=lab, library=cls, **{
         "client": client, "concurrency": concurrency, "profile": profile, "command": COMMAND,
         "how": hello["how"], "merged": hello["merged"],
-        "backend": info["backend"], "runtime": info.get("runtime", "in-process"),
-        "emulator_processes": info.get("emulator_processes"),
-        "configured_rtt_ms": info["configured_rtt_ms"],
-        "measured_rtt_ms": info["measured_rtt_ms"],
         **{f"{phase}_ms": ms for phase, ms in _phase_medians(reports).items()},
         "session_ms": round(statistics.median(_session_totals(reports)) * 1000, 3),
         "makespan_ms": round(statistics.median(walls) * 1000, 3),
@@ -88,7 +85,6 @@ def test_fleet(benchmark: BenchmarkFixture, fleet_lab_for: Callable[[str], LabLi
         "emulator_rss_mib": round(usage(pids).rss_bytes / 2**20, 1) if pids else None,
         "lab_devices": len(lab.devices),
         "errors": 0,
-        "versions": cls.versions(),
     })
 
 

@@ -6,32 +6,29 @@ One ``show version`` exec per round (TCP + handshake + auth + channel + exec + c
 
 from __future__ import annotations
 
-import getpass
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from benchmarks.openssh import openssh_server, ssh_command
-from conftest import USERNAME, ClientKeys
 from mgmtbench.emulator import EmulatorThread
+from mgmtbench.testing import USERNAME, ClientKeys, record
+from mgmtbench.testing.sshd import SshdDevice, ssh_command
 
 Target = tuple[int, str, Path, str]  # port, user, known_hosts, expected output
 
 
-@pytest.fixture(scope="module")
-def sshd_target(tmp_path_factory: pytest.TempPathFactory, client_keys: ClientKeys,
-                emulator_for: Callable[[str], EmulatorThread]) -> Iterator[Target]:
+@pytest.fixture
+def sshd_target(sshd_device: Callable[..., SshdDevice],
+                emulator_for: Callable[[str], EmulatorThread]) -> Target:
     expected = emulator_for("cisco_ios").endpoints[0].device.transcript(("show", "version"))
-    folder = tmp_path_factory.mktemp("sshd")
-    with openssh_server(folder, client_keys.authorized_keys, {"show version": expected}) as (
-            port, known_hosts):
-        yield port, getpass.getuser(), known_hosts, expected
+    device = sshd_device("cisco_ios")
+    return device.port, device.user, device.known_hosts, expected
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def emulator_target(emulator_for: Callable[[str], EmulatorThread]) -> Target:
     emu = emulator_for("cisco_ios")
     endpoint = emu.endpoints[0]
@@ -46,7 +43,7 @@ def test_openssh_exec_show_version(benchmark: BenchmarkFixture, request: pytest.
                                    client_keys: ClientKeys, server: str, kex: str) -> None:
     port, user, known_hosts, expected = request.getfixturevalue(
         "emulator_target" if server == "emulator" else "sshd_target")
-    argv = ssh_command(port, user, client_keys.private, known_hosts, "show version")
+    argv = ssh_command("127.0.0.1", port, user, client_keys.private, known_hosts, "show version")
     if kex != "default-kex":  # OpenSSH 9.x prefers sntrup761x25519, which asyncssh lacks
         argv[1:1] = ["-o", f"KexAlgorithms={kex}"]
 
@@ -54,7 +51,7 @@ def test_openssh_exec_show_version(benchmark: BenchmarkFixture, request: pytest.
         return subprocess.run(argv, capture_output=True, text=True, check=True).stdout
 
     benchmark.group = f"openssh exec show version, 0 ms, {kex}"
-    benchmark.extra_info.update({"server": server, "client": "openssh", "profile": "local",
-                                 "kex": kex})
+    record(benchmark, "emulator-baseline", server=server, client="openssh", profile="local",
+           kex=kex)
     output = benchmark.pedantic(exec_once, rounds=30, warmup_rounds=3)
     assert output == expected

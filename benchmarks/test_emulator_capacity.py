@@ -17,7 +17,9 @@ from pathlib import Path
 import asyncssh
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
-from tests.support import PROMPT
+
+from mgmtbench.testing import record
+from mgmtbench.testing.shell import PROMPT
 
 
 def rss_kib(pid: int) -> int:
@@ -111,10 +113,9 @@ def test_concurrent_idle_sessions(benchmark: BenchmarkFixture, served: tuple[int
         loop.run_until_complete(close_sessions(held))
         loop.close()
     per_session = (peak - baseline) / sessions
-    benchmark.extra_info.update({"sessions": sessions, "errors": errors,
-                                 "emulator_rss_kib_idle": baseline,
-                                 "emulator_rss_kib_with_sessions": peak,
-                                 "rss_kib_per_session": round(per_session, 1)})
+    record(benchmark, "emulator-capacity", sessions=sessions, errors=errors,
+           emulator_rss_kib_idle=baseline, emulator_rss_kib_with_sessions=peak,
+           rss_kib_per_session=round(per_session, 1))
     with capsys.disabled():
         print(f"\n{sessions} concurrent shells: held {count}, errors {errors}, emulator RSS "
               f"{baseline} -> {peak} KiB ({per_session:.1f} KiB per idle session)")

@@ -11,46 +11,47 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from benchmarks.transport import fleet_targets
-from conftest import PASSWORD, SECRET, USERNAME, ClientKeys
 from mgmtbench.clients.fleet.worker import FleetWorker
-from mgmtbench.emulator import Credentials
-from mgmtbench.lab.lab import Lab, has_net_admin
+from mgmtbench.lab import LabLike, open_lab
+from mgmtbench.lab.lab import has_net_admin
 from mgmtbench.lab.profiles import resolve
 from mgmtbench.lab.usage import usage
+from mgmtbench.targets import Login, lab_targets
+from mgmtbench.testing import credentials, expected_digests, record
 
 WORKERS = 100
 COMMAND = "show version"
 
 
 @pytest.fixture(params=["local", "regional"])
-def fleet_lab(request: pytest.FixtureRequest) -> Iterator[tuple[Lab, float]]:
-    if not has_net_admin():
-        pytest.skip("a fleet lab needs root or CAP_NET_ADMIN")
+def fleet_lab(request: pytest.FixtureRequest) -> Iterator[tuple[LabLike, float]]:
     option = request.config.getoption
     size = int(option("--fleet-size"))
-    credentials = Credentials(username=USERNAME, password=PASSWORD, enable_secret=SECRET)
     start = time.perf_counter()  # made here, not by lab_for: its start-up time is a result
-    lab = Lab(resolve(request.param), devices=size, credentials=credentials,
-              backend=str(option("--link-backend")), runtime=str(option("--device-runtime")),
-              image=str(option("--device-image")),
-              emulator_processes=int(option("--emulator-processes"))).up()
+    if not has_net_admin():  # measures a namespace fleet lab, not loopback
+        pytest.skip("a fleet lab needs root or CAP_NET_ADMIN")
+    lab = open_lab(resolve(request.param), devices=size, credentials=credentials(),
+                   backend=str(option("--link-backend")), runtime=str(option("--device-runtime")),
+                   image=str(option("--device-image")),
+                   emulator_processes=int(option("--emulator-processes")))
     try:
         yield lab, time.perf_counter() - start
     finally:
         lab.down()
 
 
-def test_fleet_sweep(benchmark: BenchmarkFixture, fleet_lab: tuple[Lab, float],
-                     client_keys: ClientKeys) -> None:
+def test_fleet_sweep(benchmark: BenchmarkFixture, fleet_lab: tuple[LabLike, float],
+                     login: Login) -> None:
     lab, up_seconds = fleet_lab
     pids = lab.device_pids()
     idle = usage(pids)
-    targets, digests = fleet_targets(lab, client_keys, COMMAND)
+    targets = lab_targets(lab, login)
+    digests = expected_digests(lab, COMMAND)
     errors: list[str] = []
     client_cpu: list[float] = []
 
@@ -68,13 +69,13 @@ def test_fleet_sweep(benchmark: BenchmarkFixture, fleet_lab: tuple[Lab, float],
         busy = usage(pids) - before
     assert not errors, f"{len(errors)} sessions failed; first: {errors[0]}"
 
-    info = lab.describe()
+    facts = lab.facts()
     size = len(lab.devices)
     seconds = benchmark.stats.stats.median if benchmark.stats else 0.0
-    figures = {
-        "profile": info["profile"], "backend": info["backend"], "runtime": info.get("runtime"),
-        "emulator_processes": info.get("emulator_processes"),
-        "measured_rtt_ms": info["measured_rtt_ms"], "lab_devices": size, "workers": WORKERS,
+    figures: dict[str, Any] = {
+        "profile": facts.profile, "backend": facts.backend, "runtime": facts.runtime,
+        "emulator_processes": facts.emulator_processes,
+        "measured_rtt_ms": facts.measured_rtt_ms, "lab_devices": size, "workers": WORKERS,
         "lab_up_s": round(up_seconds, 2),
         "emulator_rss_idle_mib": round(idle.rss_bytes / 2**20, 1),
         "emulator_rss_after_mib": round(busy.rss_bytes / 2**20, 1),
@@ -84,5 +85,5 @@ def test_fleet_sweep(benchmark: BenchmarkFixture, fleet_lab: tuple[Lab, float],
         "client_cpu_s": round(sum(client_cpu), 3),
         "sessions_per_s": round(size / seconds, 1) if seconds else None,
     }
-    benchmark.extra_info.update(figures)
+    record(benchmark, "fleet-lab", lab=lab, **figures)
     print("\n" + ", ".join(f"{k} {v}" for k, v in figures.items()))

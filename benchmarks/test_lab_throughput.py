@@ -18,9 +18,7 @@ the environment.
 
 from __future__ import annotations
 
-import json
 import os
-import signal
 import socket
 import time
 from collections.abc import Iterator
@@ -36,7 +34,7 @@ from mgmtbench.lab import Lab
 from mgmtbench.lab.backends import BACKENDS
 from mgmtbench.lab.lab import ECHO_PORT, LinkCounters, has_net_admin
 from mgmtbench.lab.profiles import resolve
-from mgmtbench.lab.state import STATE_ROOT
+from mgmtbench.testing import record
 
 MB = 10**6
 CHUNK = bytes(1 << 20)
@@ -58,26 +56,16 @@ def cpu_seconds(pid: int) -> float:
 
 
 def delayline_stats(lab: Lab) -> dict[str, Any]:
-    """The delay line's tally (SIGUSR1 makes it write one JSON line to its log)."""
-    assert lab.state is not None
-    pid = _delayline_pid(lab)
-    log = STATE_ROOT / lab.state.lab_id / "delayline.log"
-    seen = len(log.read_text().splitlines())
-    os.kill(pid, signal.SIGUSR1)
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        lines = log.read_text().splitlines()
-        if len(lines) > seen:
-            stats: dict[str, Any] = json.loads(lines[-1])
-            return stats
-        time.sleep(0.01)
-    raise AssertionError("the delay line did not report its counts")
+    """The delay line's tally (it also restarts the delay line's lateness histogram)."""
+    stats = lab.link_stats()
+    assert stats is not None, "the tun backend runs no delay line"
+    return stats
 
 
 def _delayline_pid(lab: Lab) -> int:
-    process = getattr(lab.backend, "_process", None)
-    assert process is not None, "the tun backend runs no delay line"
-    return int(process.pid)
+    pids = lab.backend.pids() if lab.backend is not None else []
+    assert pids, "the tun backend runs no delay line"
+    return pids[0]
 
 
 def upload(address: str, size: int) -> None:
@@ -164,6 +152,7 @@ def test_bulk_throughput(benchmark: BenchmarkFixture, labs: dict[tuple[str, int]
     benchmark.group = f"lab link throughput at {rtt_ms} ms: upload {size // MB} MB"
     benchmark.pedantic(one_round, rounds=3, iterations=1)
     after = snapshot(lab, pid)  # lateness: over the rounds only
+    assert benchmark.stats is not None
 
     start = time.perf_counter()
     download(address, size)
@@ -197,7 +186,7 @@ def test_bulk_throughput(benchmark: BenchmarkFixture, labs: dict[tuple[str, int]
                    f"{info['delayline_us_per_wire_packet']} us/wire packet "
                    f"({info['wire_packets_per_s']}/s), offload {'on' if late['offload'] else 'off'}"
                    f", late p50 {info['late_p50_us']} p99 {info['late_p99_us']} us")
-    benchmark.extra_info.update(info)
+    record(benchmark, "lab-throughput", **info)
     with capsys.disabled():
         print(f"\n{backend}-{rtt_ms}ms: upload {info['upload_mb_s']} MB/s, download "
               f"{info['download_mb_s']} MB/s, {info['link_packets_per_s']} link packets/s "

@@ -2,7 +2,7 @@
 every client library and usage mode, side by side.
 
 Parametrised over client x mode (every pair an adapter supports), profile and command count,
-chosen with ``--profiles``, ``--commands`` and ``--clients`` (see benchmarks/conftest.py). Test
+chosen with ``--profiles``, ``--commands`` and ``--clients`` (mgmtbench's pytest plugin). Test
 ids read ``[paramiko-reuse-conn-regional-5cmd]``, so ``-k "regional and pty-fresh"`` selects.
 Connection set-up is inside the timed part for the fresh modes and outside it for the reusing ones
 (the adapter's ``setup``). Every round's output is checked against the transcripts.
@@ -17,9 +17,11 @@ from collections.abc import Callable
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from benchmarks.transport import Driver, command_list, expected_output, timing_info
-from conftest import ClientKeys, LabLike, make_target
 from mgmtbench.clients import adapter
+from mgmtbench.emulator.oracle import expected_output, show_commands
+from mgmtbench.lab import LabLike
+from mgmtbench.targets import Login, lab_targets
+from mgmtbench.testing import Driver, record, timing_info
 
 PLATFORM = "cisco_ios"
 # Time budget per benchmark: rounds = budget / one round, within limits. Rounds slower than
@@ -38,7 +40,7 @@ def round_count(one_round: float) -> int:
 
 
 def test_transport_mode(benchmark: BenchmarkFixture, lab_for: Callable[[str], LabLike],
-                        client_keys: ClientKeys, client: str, mode: str, profile: str,
+                        login: Login, client: str, mode: str, profile: str,
                         commands: int) -> None:
     cls = adapter(client)
     hint = cls.missing()
@@ -46,9 +48,8 @@ def test_transport_mode(benchmark: BenchmarkFixture, lab_for: Callable[[str], La
         pytest.skip(hint)
     lab = lab_for(profile)
     device = lab.devices[0]
-    target = make_target(device.address, device.ssh_port, device.https_port, platform=PLATFORM,
-                         ca_file=lab.ca_file, known_hosts=lab.known_hosts, keys=client_keys)
-    cmds = command_list(PLATFORM, commands)
+    target = lab_targets(lab, login, platform=PLATFORM, count=1)[0]
+    cmds = show_commands(PLATFORM, commands)
     want = expected_output(PLATFORM, device.hostname, device.reported_ip, cmds)
     driver = Driver(cls(target, mode))
     outputs: list[str] = []
@@ -70,20 +71,12 @@ def test_transport_mode(benchmark: BenchmarkFixture, lab_for: Callable[[str], La
     wrong = [i for i, out in enumerate(outputs) if out != want]
     assert not wrong, f"rounds {wrong} returned wrong output (first: {outputs[wrong[0]][:200]!r})"
 
-    info = lab.describe()
     data = list(benchmark.stats.stats.data) if benchmark.stats else []
-    benchmark.extra_info.update({
-        "client": client, "mode": mode, "profile": profile, "commands": commands,
-        "transport": str(cls.transport),
-        "backend": info["backend"],
-        "runtime": info.get("runtime", "in-process"),  # netns, docker; in-process: LocalLab
-        **({"image": info["image"]} if "image" in info else {}),
-        "configured_rtt_ms": info["configured_rtt_ms"],
-        "measured_rtt_ms": info["measured_rtt_ms"],
-        **(timing_info(data, info["measured_rtt_ms"]) if data else {}),  # type: ignore[arg-type]
-        "packets_per_iteration": round(traffic.packets / rounds, 1),
-        "bytes_per_iteration": round(traffic.bytes / rounds),
-        "packets_to_device": round(traffic.tx_packets / rounds, 1),
-        "packets_from_device": round(traffic.rx_packets / rounds, 1),
-        "versions": cls.versions(),
-    })
+    record(benchmark, "transport", lab=lab, library=cls,
+           client=client, mode=mode, profile=profile, commands=commands,
+           transport=str(cls.transport),
+           **(timing_info(data, lab.facts().measured_rtt_ms) if data else {}),
+           packets_per_iteration=round(traffic.packets / rounds, 1),
+           bytes_per_iteration=round(traffic.bytes / rounds),
+           packets_to_device=round(traffic.tx_packets / rounds, 1),
+           packets_from_device=round(traffic.rx_packets / rounds, 1))

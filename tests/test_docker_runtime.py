@@ -25,14 +25,15 @@ import httpx
 import pytest
 from pyroute2 import IPRoute
 
-from conftest import PASSWORD, SECRET, USERNAME, ClientKeys
 from mgmtbench.emulator import Credentials, Device, DeviceFacts, load_platform
 from mgmtbench.errors import UsageError
 from mgmtbench.lab import Lab, resolve
+from mgmtbench.lab.cleanup import clean_stale
 from mgmtbench.lab.lab import has_net_admin
 from mgmtbench.lab.netns import lab_namespaces
 from mgmtbench.lab.runtimes.docker import LABEL, DockerRuntime, docker
-from mgmtbench.lab.state import STATE_ROOT, clean_stale
+from mgmtbench.lab.state import STATE_ROOT
+from mgmtbench.testing import PASSWORD, SECRET, USERNAME, ClientKeys
 
 REQUIRED = os.environ.get("MGMTBENCH_REQUIRE_DOCKER") == "1"
 DEVICES = 3
@@ -132,7 +133,7 @@ def test_traffic_crosses_the_impaired_link(fleet: Lab) -> None:
 
 
 def test_results_name_the_runtime_and_the_device_processes(fleet: Lab) -> None:
-    info = fleet.describe()
+    info = fleet.facts().as_dict()
     assert info["runtime"] == "docker"
     assert info["devices"] == DEVICES
     pids = fleet.device_pids()

@@ -3,43 +3,36 @@ session to its own device; the worker's accounting; projections from measured cu
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 
 import pandas as pd
 import pytest
-from benchmarks.transport import expected_output, fleet_targets
 
-from conftest import PASSWORD, SECRET, USERNAME, ClientKeys, emulator_options, make_target
 from mgmtbench.clients import Target
 from mgmtbench.clients.fleet import FLEET_RUNNERS, PHASES, fleet_runner
 from mgmtbench.clients.fleet.worker import FleetWorker, FleetWorkerError
-from mgmtbench.emulator import Credentials, EmulatorThread
+from mgmtbench.emulator import EmulatorThread
+from mgmtbench.emulator.oracle import expected_digest
 from mgmtbench.errors import UsageError
 from mgmtbench.lab import Lab
 from mgmtbench.lab.lab import has_net_admin
 from mgmtbench.lab.profiles import resolve
 from mgmtbench.lab.usage import usage
 from mgmtbench.results.projection import project, projection_table
+from mgmtbench.targets import Login, lab_targets
+from mgmtbench.testing import ClientKeys, credentials, expected_digests
+from mgmtbench.testing.fixtures import emulator_options, emulator_target
 
 COMMAND = "show interfaces"
 DEVICES = 3
 
 
 @pytest.fixture(scope="module")
-def fleet(client_keys: ClientKeys) -> Iterator[tuple[list[Target], list[str]]]:
+def fleet(client_keys: ClientKeys, login: Login) -> Iterator[tuple[list[Target], list[str]]]:
     emu = EmulatorThread(emulator_options("cisco_ios", client_keys, devices=DEVICES)).start()
-    assert emu.emulator.tls is not None
-    targets, digests = [], []
-    for endpoint in emu.endpoints:
-        assert endpoint.ssh_port
-        assert endpoint.https_port
-        targets.append(make_target(endpoint.host, endpoint.ssh_port, endpoint.https_port,
-                                   platform="cisco_ios", ca_file=emu.emulator.tls.ca,
-                                   known_hosts=emu.emulator.known_hosts, keys=client_keys))
-        want = expected_output("cisco_ios", endpoint.hostname, endpoint.device.facts.mgmt_ip,
-                               [COMMAND])
-        digests.append(hashlib.sha256(want.encode("ascii")).hexdigest())
+    targets = [emulator_target(emu, login, index) for index in range(DEVICES)]
+    digests = [expected_digest("cisco_ios", e.hostname, e.device.facts.mgmt_ip, [COMMAND])
+               for e in emu.endpoints]
     assert len(set(digests)) == DEVICES  # each device answers with its own name
     yield targets, digests
     emu.stop()
@@ -81,6 +74,22 @@ def test_session_errors_are_reported_not_raised(fleet: tuple[list[Target], list[
     assert errors[0] is None
     assert errors[1]
     assert "Permission denied" in errors[1]
+
+
+@pytest.mark.parametrize("client", ["paramiko", "asyncssh", "pssh-ssh2"])
+def test_runners_log_in_with_the_key_and_chosen_cipher_like_their_adapters(
+        client: str, fleet: tuple[list[Target], list[str]]) -> None:
+    from dataclasses import replace
+
+    from mgmtbench.targets import Auth, SshAlgorithms
+
+    targets, digests = fleet
+    algorithms = SshAlgorithms() if client == "pssh-ssh2" else SshAlgorithms(ciphers=("aes128-ctr",))
+    by_key = [replace(t, auth=Auth.KEY, password="not-the-password", algorithms=algorithms)
+              for t in targets]
+    with FleetWorker(client) as worker:
+        report = worker.run(by_key, COMMAND, digests)
+    assert [s["error"] for s in report["sessions"]] == [None] * DEVICES
 
 
 def test_unknown_client_is_one_clear_error() -> None:
@@ -129,18 +138,18 @@ def test_projection_with_one_point_does_not_invent_a_curve() -> None:
 
 
 @pytest.mark.skipif(not has_net_admin(), reason="a fleet lab needs root or CAP_NET_ADMIN")
-def test_fleet_lab_serves_each_device_on_its_own_address(client_keys: ClientKeys) -> None:
+def test_fleet_lab_serves_each_device_on_its_own_address(login: Login) -> None:
     """A lab of 200 devices, one emulator process: 200 sessions at once, each device answers
     with its own hostname and address; the emulator's CPU and memory are readable."""
     size = 200
-    credentials = Credentials(username=USERNAME, password=PASSWORD, enable_secret=SECRET)
-    with Lab(resolve("local"), devices=size, credentials=credentials) as lab:
+    with Lab(resolve("local"), devices=size, credentials=credentials()) as lab:
         assert len({d.address for d in lab.devices}) == size
         assert len({d.hostname for d in lab.devices}) == size
         pids = lab.device_pids()
         assert pids
         before = usage(pids)
-        targets, digests = fleet_targets(lab, client_keys, "show version")
+        targets = lab_targets(lab, login)
+        digests = expected_digests(lab, "show version")
         with FleetWorker("asyncssh") as worker:
             report = worker.run(targets, "show version", digests)
         after = usage(pids)
@@ -150,18 +159,18 @@ def test_fleet_lab_serves_each_device_on_its_own_address(client_keys: ClientKeys
 
 
 @pytest.mark.skipif(not has_net_admin(), reason="a fleet lab needs root or CAP_NET_ADMIN")
-def test_fleet_lab_shared_among_emulator_processes(client_keys: ClientKeys) -> None:
+def test_fleet_lab_shared_among_emulator_processes(login: Login) -> None:
     """``emulator_processes=3``: 10 devices in three processes (4+3+3), one CA bundle and one
     known_hosts for all: SSH host keys and HTTPS certificates of every shard verify."""
     size = 10
-    credentials = Credentials(username=USERNAME, password=PASSWORD, enable_secret=SECRET)
-    with Lab(resolve("local"), devices=size, credentials=credentials,
+    with Lab(resolve("local"), devices=size, credentials=credentials(),
              emulator_processes=3) as lab:
         assert len(lab.device_pids()) == 3
-        assert lab.describe()["emulator_processes"] == 3
+        assert lab.facts().emulator_processes == 3
         assert len(lab.known_hosts.read_text().splitlines()) == size
         assert lab.ca_file.read_text().count("BEGIN CERTIFICATE") == 3
-        targets, digests = fleet_targets(lab, client_keys, "show version")
+        targets = lab_targets(lab, login)
+        digests = expected_digests(lab, "show version")
         for client in ("asyncssh", "httpx-async"):
             with FleetWorker(client) as worker:
                 report = worker.run(targets, "show version", digests)

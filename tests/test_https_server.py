@@ -12,7 +12,7 @@ import pytest
 
 from mgmtbench.emulator import EmulatorThread, Limits
 from mgmtbench.emulator.server import DeviceEndpoint
-from tests.support import https_client
+from mgmtbench.testing.shell import https_client
 
 FreshEmulator = Callable[..., EmulatorThread]
 
@@ -178,7 +178,7 @@ def test_tls13_only_and_sessions_resume(emu: EmulatorThread) -> None:
             tls.sendall(request)
             while tls.recv(65536):  # tickets arrive after the handshake: read to the end
                 pass
-            return tls.session, tls.session_reused, str(tls.version())
+            return tls.session, bool(tls.session_reused), str(tls.version())
 
     first, reused, version = connect(None)
     assert version == "TLSv1.3"

@@ -33,7 +33,6 @@ import asyncssh
 import httpx
 import pytest
 
-from conftest import PASSWORD, SECRET, USERNAME, ClientKeys
 from mgmtbench.emulator import Credentials, Device, DeviceFacts, load_platform
 from mgmtbench.lab import Lab, LinkCounters, resolve
 from mgmtbench.lab.backends import choose
@@ -41,6 +40,7 @@ from mgmtbench.lab.calibrate import percentile, ping, split_reply_ms
 from mgmtbench.lab.lab import ECHO_PORT, has_net_admin
 from mgmtbench.lab.netns import NETNS_DIR, PREFIX, setns
 from mgmtbench.lab.state import STATE_ROOT
+from mgmtbench.testing import PASSWORD, SECRET, USERNAME, ClientKeys
 
 pytestmark = pytest.mark.skipif(
     not has_net_admin(),

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from pyroute2 import IPRoute
 
+from mgmtbench.lab.cleanup import clean_stale
 from mgmtbench.lab.lab import has_net_admin
 from mgmtbench.lab.netns import lab_namespaces
-from mgmtbench.lab.state import clean_stale
 
 pytestmark = pytest.mark.skipif(not has_net_admin(), reason="labs need root or CAP_NET_ADMIN")
 

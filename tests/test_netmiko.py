@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 from netmiko import BaseConnection, ConnectHandler
 
-from conftest import PASSWORD, PLATFORMS, SECRET, USERNAME
 from mgmtbench.emulator import EmulatorThread
 from mgmtbench.emulator.server import DeviceEndpoint
+from mgmtbench.testing import PASSWORD, SECRET, USERNAME
+from mgmtbench.testing.fixtures import PLATFORMS
 
 FreshEmulator = Callable[..., EmulatorThread]
 

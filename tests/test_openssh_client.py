@@ -13,10 +13,10 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from conftest import PASSWORD, USERNAME, ClientKeys
 from mgmtbench.emulator import EmulatorThread
 from mgmtbench.emulator.server import DeviceEndpoint
 from mgmtbench.emulator.session import CliSession, Mode
+from mgmtbench.testing import PASSWORD, USERNAME, ClientKeys
 
 TIMEOUT = 20  # seconds for one client run; each takes well under one
 

@@ -108,7 +108,8 @@ def test_bad_input_is_one_clear_line(content: str, message: str, tmp_path: Path)
 
 def test_the_notebook_runs_on_real_results(runs: list[Path], fleet_run: Path,
                                            tmp_path: Path) -> None:
-    notebook = nbformat.read(ROOT / "notebooks" / "compare.ipynb", as_version=4)
+    notebook = nbformat.read(ROOT / "notebooks" / "compare.ipynb",  # type: ignore[no-untyped-call]
+                             as_version=4)
     os.environ["MGMTBENCH_RUNS"] = os.pathsep.join(map(str, [*runs, fleet_run]))
     os.environ["MGMTBENCH_CHARTS"] = str(tmp_path / "charts")
     try:
@@ -165,3 +166,82 @@ def test_fleet_run_reports_curves_and_projections(fleet_run: Path, tmp_path: Pat
     assert bad.returncode != 0
     assert "must be at least 1" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+DOCS_RUNS = {"transport": ROOT / "docs" / "report-2026-11-22" / "nox-bench-run.json",
+             "concurrency": ROOT / "docs" / "fleet-2026-11-22" / "nox-fleet-run.json"}
+
+
+def test_experiment_is_inferred_for_runs_saved_without_it(tmp_path: Path) -> None:
+    from mgmtbench.results.load import infer_experiment
+
+    transport = load_runs([DOCS_RUNS["transport"]])
+    assert set(transport["experiment"]) == {"transport"}
+    fleet = load_runs([DOCS_RUNS["concurrency"]]).set_index("name")["experiment"]
+    assert set(fleet[fleet.index.str.startswith("test_fleet[")]) == {"concurrency"}
+    assert fleet["test_fleet_sweep[local]"] == "fleet-lab"  # no mode, no concurrency: its file
+    assert infer_experiment({"name": "test_bulk_throughput[tun-30ms-1MiB]"}) == "lab-throughput"
+    assert infer_experiment({"name": "test_something_new"}) == "other"
+    recorded = {"name": "test_x", "fullname": "benchmarks/test_transport_modes.py::test_x",
+                "params": {"mode": "fresh-conn"}, "stats": {"mean": 0.1},
+                "extra_info": {"experiment": "ssh-algorithms"}}
+    path = tmp_path / "new.json"
+    path.write_text(json.dumps({"benchmarks": [recorded]}))
+    assert load_runs([path])["experiment"].tolist() == ["ssh-algorithms"]  # recorded wins
+
+
+def test_experiments_without_a_section_get_the_generic_table(tmp_path: Path) -> None:
+    from mgmtbench.results.report import render_sections, write_report
+    from mgmtbench.results.sections import discover
+    from mgmtbench.results.sections.base import ReportContext
+
+    modules = discover()
+    assert {"transport", "concurrency"} <= set(modules)
+    assert modules["concurrency"].keys == ("client", "profile", "concurrency")
+    frame = load_runs([DOCS_RUNS["concurrency"]])
+    sections = render_sections(frame, ReportContext(tmp_path, workers=10), modules)
+    assert [s.lines[0] for s in sections] == [
+        "## Concurrency: local", "## fleet-lab"]  # fleet-lab has no section module
+    assert "| test_fleet_sweep[regional] | 8006.5 |" in "\n".join(sections[1].lines)
+    assert {c.name for c in sections[0].charts} >= {"concurrency_makespan_local.png"}
+    # Run against run: matched per experiment by its keys (client, profile, concurrency).
+    again = tmp_path / "again.json"
+    again.write_bytes(DOCS_RUNS["concurrency"].read_bytes())
+    text = write_report([DOCS_RUNS["concurrency"], again], tmp_path / "report").read_text()
+    assert "90 benchmarks in common; 0 changed by more than their noise" in text
+
+
+def test_a_section_module_is_found_by_discovery(runs: list[Path], tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new module on the sections package's path reports on its experiment, with no list to
+    edit; transport comes first, the others alphabetically."""
+    from mgmtbench.results import sections
+
+    folder = tmp_path / "more_sections"
+    folder.mkdir()
+    (folder / "example_throughput.py").write_text(
+        "from mgmtbench.results.sections.base import Section, markdown_table\n"
+        "EXPERIMENT = 'lab-throughput'\n"
+        "def render(frame, context):\n"
+        "    return Section(['## Throughput', '', markdown_table(frame[['name', 'mb_s']]), ''])\n")
+    monkeypatch.setattr(sections, "__path__", [*sections.__path__, str(folder)])
+    data = json.loads(runs[0].read_text())
+    stats = {"mean": 0.5, "median": 0.5, "stddev": 0.01, "min": 0.49, "max": 0.51, "rounds": 3}
+    data["benchmarks"] += [
+        {"name": "test_bulk_throughput[netem-0ms-1MiB]", "stats": stats,
+         "extra_info": {"experiment": "lab-throughput", "mb_s": 42.5}},
+        {"name": "test_concurrent_idle_sessions[200]", "stats": stats,
+         "extra_info": {"experiment": "emulator-capacity"}}]
+    mixed = tmp_path / "mixed.json"
+    mixed.write_text(json.dumps(data))
+    from mgmtbench.results.report import write_report
+
+    try:
+        text = write_report([mixed], tmp_path / "report").read_text()
+    finally:
+        sys.modules.pop(f"{sections.__name__}.example_throughput", None)
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    assert headings[:2] == ["## local, 1 commands", "## local, 5 commands"]
+    assert headings[-2:] == ["## emulator-capacity", "## Throughput"]
+    assert "| test_bulk_throughput[netem-0ms-1MiB] | 42.5 |" in text
+    assert "| test_concurrent_idle_sessions[200] | 500.0 | 500.0 |" in text

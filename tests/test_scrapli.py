@@ -25,9 +25,9 @@ from scrapli import (
 from scrapli.transport import Options as TransportOptions
 from scrapli.transport import TransportKind
 
-from conftest import PASSWORD, SECRET, USERNAME
 from mgmtbench.emulator import EmulatorThread
 from mgmtbench.emulator.server import DeviceEndpoint
+from mgmtbench.testing import PASSWORD, SECRET, USERNAME
 
 FreshEmulator = Callable[..., EmulatorThread]
 

@@ -10,11 +10,11 @@ from collections.abc import Callable
 import asyncssh
 import pytest
 
-from conftest import SECRET, USERNAME, ClientKeys
 from mgmtbench.emulator import EmulatorThread, Limits
 from mgmtbench.emulator.options import Algorithms
 from mgmtbench.emulator.server import DeviceEndpoint
-from tests.support import PROMPT, Shell, ssh_connect
+from mgmtbench.testing import SECRET, USERNAME, ClientKeys
+from mgmtbench.testing.shell import PROMPT, Shell, ssh_connect
 
 FreshEmulator = Callable[..., EmulatorThread]
 

@@ -6,10 +6,10 @@ import asyncio
 
 import pytest
 
-from conftest import SECRET
 from mgmtbench.emulator import EmulatorThread
 from mgmtbench.emulator.server import DeviceEndpoint
-from tests.support import Shell, https_client, paging_off, ssh_connect
+from mgmtbench.testing import SECRET
+from mgmtbench.testing.shell import Shell, https_client, paging_off, ssh_connect
 
 
 async def outputs_over_ssh(endpoint: DeviceEndpoint, commands: list[str]) -> tuple[
@@ -19,7 +19,8 @@ async def outputs_over_ssh(endpoint: DeviceEndpoint, commands: list[str]) -> tup
         for command in commands:
             result = await conn.run(command, encoding=None)
             assert result.exit_status == 0, command
-            execs.append(bytes(result.stdout or b""))
+            assert isinstance(result.stdout, bytes), command
+            execs.append(result.stdout)
         shell = await Shell.open(conn)
         await shell.enable(SECRET)
         await shell.command(paging_off(endpoint))

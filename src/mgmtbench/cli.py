@@ -14,6 +14,7 @@ from mgmtbench.results import command as report_command
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``mgmtbench`` parser with every part's sub-commands."""
     parser = argparse.ArgumentParser(
         prog="mgmtbench",
         description="Benchmark SSH and HTTPS management of network devices.",
@@ -27,12 +28,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run one sub-command; mgmtbench's own errors become one line on stderr and exit status 2."""
     try:
+        args = build_parser().parse_args(argv)  # MGMTBENCH_* defaults are checked here
         return int(args.run(args))
     except MgmtbenchError as exc:
-        print(f"mgmtbench: error: {exc}", file=sys.stderr)
+        print(f"mgmtbench: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

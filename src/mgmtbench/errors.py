@@ -4,6 +4,7 @@ Everything a caller of mgmtbench catches derives from :class:`MgmtbenchError`::
 
     MgmtbenchError
      +-- UsageError               the user asked for something that cannot be done (bad flag, port in use)
+     |    +-- LabNeedsPrivileges  a lab network needs root (CAP_NET_ADMIN) and the process has none
      +-- TranscriptError          a transcript folder or platform file is unusable
      +-- LabError                 the lab network could not be built or torn down (netlink, namespaces)
      +-- MissingLibrary           a client adapter's optional library is not installed
@@ -24,6 +25,11 @@ class MgmtbenchError(Exception):
 
 class UsageError(MgmtbenchError):
     """The user asked for something that cannot be done as asked."""
+
+
+class LabNeedsPrivileges(UsageError):
+    """The profile needs a lab network (namespaces, an impaired link) and the process lacks
+    CAP_NET_ADMIN: tests skip, saying so; the CLI says what to run instead."""
 
 
 class TranscriptError(MgmtbenchError):

@@ -9,11 +9,13 @@ a second source returning the same type.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mgmtbench.lab.facts import LabLike
 
 
 class Auth(StrEnum):
@@ -72,32 +74,6 @@ class Login:
     algorithms: SshAlgorithms = field(default_factory=SshAlgorithms)
 
 
-class LabDevice(Protocol):
-    """What a lab says about one of its devices."""
-
-    @property
-    def address(self) -> str: ...
-    @property
-    def ssh_port(self) -> int: ...
-    @property
-    def https_port(self) -> int: ...
-    @property
-    def hostname(self) -> str: ...
-    @property
-    def reported_ip(self) -> str: ...
-
-
-class DeviceSource(Protocol):
-    """A source of targets: a lab (its devices and trust files)."""
-
-    @property
-    def devices(self) -> Sequence[LabDevice]: ...
-    @property
-    def ca_file(self) -> Path | None: ...
-    @property
-    def known_hosts(self) -> Path | None: ...
-
-
 def make_target(host: str, ssh_port: int, https_port: int, *, platform: str, login: Login,
                 ca_file: Path | None = None, known_hosts: Path | None = None) -> Target:
     """A target for one device of ``platform`` (its paging command from the platform folder)."""
@@ -110,7 +86,7 @@ def make_target(host: str, ssh_port: int, https_port: int, *, platform: str, log
                   agent_socket=login.agent_socket, algorithms=login.algorithms)
 
 
-def lab_targets(lab: DeviceSource, login: Login, *, platform: str = "cisco_ios",
+def lab_targets(lab: LabLike, login: Login, *, platform: str = "cisco_ios",
                 count: int | None = None) -> list[Target]:
     """Targets for the first ``count`` devices of ``lab`` (all by default)."""
     devices = list(lab.devices) if count is None else list(lab.devices)[:count]

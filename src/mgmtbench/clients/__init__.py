@@ -1,13 +1,16 @@
-"""Client adapters: one module per library, found by name.
+"""Client adapters: one package per library, found by name.
 
-``ADAPTERS`` maps a client name (as in test ids and results) to ``module:Class``; modules are
-imported on demand, so a missing optional library only matters to the adapters that need it and
-gives an install hint (:meth:`Client.missing`).
+Each library's package (``mgmtbench/clients/<library>/``) declares its clients in its
+``__init__`` (``CLIENTS = [ClientSpec(...)]``, see :mod:`~mgmtbench.clients.registry`): adding a
+library is adding a package and its pip extra. ``ADAPTERS`` maps every client name (as in test
+ids and results), in the stable order, to its :class:`~mgmtbench.clients.registry.ClientSpec`.
+Adapter modules are imported on demand, so a missing optional library only matters to the
+clients that need it and gives an install hint (:meth:`Client.missing`).
 """
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Mapping
 
 from mgmtbench.clients.base import (
     HTTPS_MODES,
@@ -19,34 +22,17 @@ from mgmtbench.clients.base import (
     Target,
     Transport,
 )
+from mgmtbench.clients.registry import ClientSpec, adapter_class, clients
 
-ADAPTERS: dict[str, str] = {
-    "paramiko": "mgmtbench.clients.paramiko_client:ParamikoClient",
-    "ssh2": "mgmtbench.clients.ssh2_client:Ssh2Client",
-    "pssh-ssh2": "mgmtbench.clients.pssh_client:PsshSsh2Client",
-    "pssh-ssh": "mgmtbench.clients.pssh_client:PsshSshClient",
-    "asyncssh": "mgmtbench.clients.asyncssh_client:AsyncsshClient",
-    "openssh": "mgmtbench.clients.openssh_client:OpensshClient",
-    "httpx": "mgmtbench.clients.httpx_client:HttpxClient",
-    "httpx-async": "mgmtbench.clients.httpx_client:HttpxAsyncClient",
-    "netmiko": "mgmtbench.clients.netmiko_client:NetmikoClient",
-    "scrapli-bin": "mgmtbench.clients.scrapli_client:ScrapliBinClient",
-    "scrapli-ssh2": "mgmtbench.clients.scrapli_client:ScrapliSsh2Client",
-}
+ADAPTERS: Mapping[str, ClientSpec] = clients()
 
 __all__ = ["ADAPTERS", "HTTPS_MODES", "SSH_MODES", "AnyClient", "AsyncClient", "Client",
-           "ClientError", "Target", "Transport", "adapter", "pairs"]
+           "ClientError", "ClientSpec", "Target", "Transport", "adapter", "pairs"]
 
 
 def adapter(name: str) -> type[Client] | type[AsyncClient]:
-    """The adapter class for client ``name``."""
-    if name not in ADAPTERS:
-        from mgmtbench.errors import UsageError
-
-        raise UsageError(f"unknown client {name!r}: choose one of {', '.join(ADAPTERS)}")
-    module, _, cls = ADAPTERS[name].partition(":")
-    found: type[Client] | type[AsyncClient] = getattr(importlib.import_module(module), cls)
-    return found
+    """The adapter class for client ``name`` (:class:`~mgmtbench.errors.UsageError` if unknown)."""
+    return adapter_class(name)
 
 
 def pairs() -> list[tuple[str, str]]:

@@ -10,7 +10,13 @@ iteration) and ``teardown()`` at the end. What ``setup`` does depends on the mod
 ``run`` returns the devices' outputs concatenated in command order, so a benchmark checks the
 answer, not only the time: a fast wrong answer fails.
 
-Library errors never leave an adapter: they become :class:`ClientError`.
+Library errors never leave an adapter: they become :class:`ClientError` (or one of its
+subclasses, through :func:`~mgmtbench.clients.translate.translate_errors`).
+
+``target.auth`` and ``target.algorithms`` are honoured where the library can; an adapter refuses
+(:class:`~mgmtbench.errors.UsageError`, in its constructor) what it cannot do, never ignoring it:
+:meth:`_Common.check` is called with the target and by default accepts only password login and the
+library's default algorithms.
 """
 
 from __future__ import annotations
@@ -20,16 +26,15 @@ from abc import ABC, abstractmethod
 from enum import StrEnum
 from typing import ClassVar
 
-from mgmtbench.errors import ClientError, MissingLibrary
-from mgmtbench.targets import Target
+from mgmtbench.errors import ClientError, MissingLibrary, UsageError
+from mgmtbench.targets import Auth, Target
 
 __all__ = ["HTTPS_MODES", "REUSING_MODES", "SSH_MODES", "AnyClient", "AsyncClient", "Client",
            "ClientError", "MissingLibrary", "Target", "Transport"]
 
 
-
-
 class Transport(StrEnum):
+    """How a client reaches the device."""
     SSH = "ssh"
     HTTPS = "https"
 
@@ -53,8 +58,20 @@ class _Common:
     def __init__(self, target: Target, mode: str) -> None:
         if mode not in self.modes:
             raise ValueError(f"{self.name} does not support mode {mode!r}")
+        self.check(target)
         self.target = target
         self.mode = mode
+
+    @classmethod
+    def check(cls, target: Target) -> None:
+        """:class:`UsageError` for an auth method or algorithm choice this library cannot honour
+        (the default: password login, the library's own algorithms)."""
+        if target.auth is not Auth.PASSWORD:
+            raise UsageError(f"client {cls.name} can only log in with a password, not with "
+                             f"auth {target.auth.value!r}")
+        if not target.algorithms.is_default():
+            raise UsageError(f"client {cls.name} cannot choose SSH algorithms: leave the "
+                             "target's algorithms empty")
 
     @classmethod
     def missing(cls) -> str | None:

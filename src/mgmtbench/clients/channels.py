@@ -7,23 +7,23 @@ so ``reuse-conn`` means the same thing for paramiko, libssh2 and parallel-ssh:
 - ``_exec(conn, command)``: one exec channel, its whole output;
 - ``_shell(conn, stack)``: a prepared :class:`SyncPty` on a new PTY shell (closing on ``stack``);
 - ``_pipelined(conn, commands)``: every command's channel at once, outputs in order;
-- ``_errors()``: the library's exception types, turned into :class:`ClientError`.
+- ``_error_map()``: the library's exception types and the :class:`ClientError` each becomes
+  (used with :func:`~mgmtbench.clients.translate.translate_errors` around every call).
 """
 
 from __future__ import annotations
 
 import contextlib
 from abc import abstractmethod
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
-from mgmtbench.clients.base import REUSING_MODES, SSH_MODES, Client, ClientError, Transport
+from mgmtbench.clients.base import REUSING_MODES, SSH_MODES, Client, Transport
 from mgmtbench.clients.pty import SyncPty
-
-T = TypeVar("T")
+from mgmtbench.clients.translate import ErrorMap, Translator, first_line, translate_errors
 
 
 class ChannelClient(Client):
+    """An SSH adapter built from a library's channel primitives (see the module)."""
     transport = Transport.SSH
     modes = SSH_MODES
 
@@ -44,25 +44,32 @@ class ChannelClient(Client):
     def _pipelined(self, conn: Any, commands: list[str]) -> str: ...
 
     @abstractmethod
-    def _errors(self) -> tuple[type[BaseException], ...]: ...
+    def _error_map(self) -> ErrorMap: ...
 
     def _message(self, exc: BaseException) -> str:
-        return str(exc) or type(exc).__name__
+        return first_line(exc)
+
+    def _translating(self) -> Translator:
+        return translate_errors(self.name, self._error_map(), self._message)
 
     def setup(self) -> None:
+        """Untimed preparation: connect here for the modes that reuse a connection."""
         if self.mode not in REUSING_MODES:
             return
         self._stack = stack = contextlib.ExitStack()
         try:
-            self._conn = self._guard(lambda: self._connect(stack))
-            if self.mode == "pty-reuse":
-                self._pty = self._guard(lambda: self._shell(self._conn, stack))
+            with self._translating():
+                self._conn = self._connect(stack)
+                if self.mode == "pty-reuse":
+                    self._pty = self._shell(self._conn, stack)
         except BaseException:
             self.teardown()
             raise
 
     def run(self, commands: list[str]) -> str:
-        return self._guard(lambda: self._run(commands))
+        """One iteration: the commands' outputs, concatenated in order."""
+        with self._translating():
+            return self._run(commands)
 
     def _run(self, commands: list[str]) -> str:
         mode = self.mode
@@ -83,13 +90,9 @@ class ChannelClient(Client):
             return "".join(pty.command(c) for c in commands)
 
     def teardown(self) -> None:
+        """Close what ``setup`` or ``run`` left open."""
         stack, self._stack = self._stack, None
         self._conn = self._pty = None
         if stack is not None:
-            self._guard(stack.close)
-
-    def _guard(self, call: Callable[[], T]) -> T:
-        try:
-            return call()
-        except self._errors() as exc:
-            raise ClientError(f"{self.name}: {self._message(exc)}") from exc
+            with self._translating():
+                stack.close()

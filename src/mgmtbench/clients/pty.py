@@ -14,7 +14,8 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from mgmtbench.clients.base import ClientError, Target
+from mgmtbench.errors import AuthenticationFailed, ClientTimeout, ConnectionFailed, WrongOutput
+from mgmtbench.targets import Target
 
 FIRST_PROMPT = re.compile(rb"(?:^|[\r\n])([\w.-]+)(?:\([\w.-]+\))?[>#] ?$")
 PASSWORD_PROMPT = re.compile(rb"[Pp]assword: ?$")
@@ -27,6 +28,7 @@ class Reader:
         self.buffer = b""
 
     def take(self, pattern: re.Pattern[bytes]) -> bytes | None:
+        """Remove and return the buffer up to the end of ``pattern``'s first match, or None."""
         found = pattern.search(self.buffer)
         if found is None:
             return None
@@ -42,6 +44,7 @@ class PtyState:
 
 
 def prompt_for(hostname: bytes) -> re.Pattern[bytes]:
+    """The prompt pattern of a device named ``hostname`` (any mode suffix, ``>`` or ``#``)."""
     return re.compile(rb"(?:^|[\r\n])" + re.escape(hostname) + rb"(?:\([\w.-]+\))?[>#] ?$")
 
 
@@ -51,12 +54,12 @@ def output_of(command: str, chunk: bytes, prompt: re.Pattern[bytes]) -> str:
     echo = command.encode()
     at = text.find(echo)
     if at < 0:
-        raise ClientError(f"no echo of {command!r} before the prompt")
+        raise WrongOutput(f"no echo of {command!r} before the prompt")
     start = text.find(b"\n", at + len(echo))
     body = text[start + 1:] if start >= 0 else b""
     end = prompt.search(body)
     if end is None:
-        raise ClientError(f"no prompt after the output of {command!r}")
+        raise WrongOutput(f"no prompt after the output of {command!r}")
     cut = end.start()
     if body[cut:cut + 1] == b"\n":
         cut += 1  # the prompt pattern starts at the newline that ends the output's last line
@@ -73,11 +76,11 @@ def _until_sync(reader: Reader, recv: Recv, pattern: re.Pattern[bytes], timeout:
     deadline = time.monotonic() + timeout
     while (taken := reader.take(pattern)) is None:
         if time.monotonic() > deadline:
-            raise ClientError(f"timed out waiting for {pattern.pattern!r}; "
+            raise ClientTimeout(f"timed out waiting for {pattern.pattern!r}; "
                               f"got {reader.buffer[-200:]!r}")
         data = recv()
         if not data:
-            raise ClientError(f"session closed waiting for {pattern.pattern!r}")
+            raise ConnectionFailed(f"session closed waiting for {pattern.pattern!r}")
         reader.buffer += data
     return taken
 
@@ -87,10 +90,10 @@ async def _until_async(reader: Reader, recv: ARecv, pattern: re.Pattern[bytes],
     deadline = time.monotonic() + timeout
     while (taken := reader.take(pattern)) is None:
         if time.monotonic() > deadline:
-            raise ClientError(f"timed out waiting for {pattern.pattern!r}")
+            raise ClientTimeout(f"timed out waiting for {pattern.pattern!r}")
         data = await recv()
         if not data:
-            raise ClientError(f"session closed waiting for {pattern.pattern!r}")
+            raise ConnectionFailed(f"session closed waiting for {pattern.pattern!r}")
         reader.buffer += data
     return taken
 
@@ -107,6 +110,7 @@ class SyncPty:
         return _until_sync(self.reader, self.recv, pattern, self.timeout)
 
     def prepare(self, target: Target) -> None:
+        """Read the first prompt, enable if needed, and prepare the session (paging, width)."""
         first = self._until(FIRST_PROMPT)
         found = FIRST_PROMPT.search(first)
         assert found is not None
@@ -116,11 +120,12 @@ class SyncPty:
             self._until(PASSWORD_PROMPT)
             self.send(target.enable_secret.encode() + b"\n")
             if not self._until(self.prompt).rstrip().endswith(b"#"):
-                raise ClientError("enable was refused (wrong enable secret?)")
+                raise AuthenticationFailed("enable was refused (wrong enable secret?)")
         for line in (target.paging_off, target.width):
             self.command(line)
 
     def command(self, command: str) -> str:
+        """Send one command; return its output."""
         self.send(command.encode() + b"\n")
         return output_of(command, self._until(self.prompt), self.prompt)
 
@@ -137,6 +142,7 @@ class AsyncPty:
         return await _until_async(self.reader, self.recv, pattern, self.timeout)
 
     async def prepare(self, target: Target) -> None:
+        """Read the first prompt, enable if needed, and prepare the session (paging, width)."""
         first = await self._until(FIRST_PROMPT)
         found = FIRST_PROMPT.search(first)
         assert found is not None
@@ -146,10 +152,11 @@ class AsyncPty:
             await self._until(PASSWORD_PROMPT)
             await self.send(target.enable_secret.encode() + b"\n")
             if not (await self._until(self.prompt)).rstrip().endswith(b"#"):
-                raise ClientError("enable was refused (wrong enable secret?)")
+                raise AuthenticationFailed("enable was refused (wrong enable secret?)")
         for line in (target.paging_off, target.width):
             await self.command(line)
 
     async def command(self, command: str) -> str:
+        """Send one command; return its output."""
         await self.send(command.encode() + b"\n")
         return output_of(command, await self._until(self.prompt), self.prompt)

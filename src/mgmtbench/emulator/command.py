@@ -11,13 +11,23 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from mgmtbench.emulator.options import HOST_KEY_TYPES, Credentials, EmulatorOptions, Limits
+from mgmtbench.emulator.options import (
+    AUTH_METHODS,
+    HOST_KEY_TYPES,
+    Algorithms,
+    Credentials,
+    EmulatorOptions,
+    Limits,
+    SshServerOptions,
+    env_name,
+)
 from mgmtbench.emulator.server import Emulator
 from mgmtbench.emulator.transcripts import available_platforms
 from mgmtbench.errors import UsageError
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``mgmtbench serve``."""
     p = sub.add_parser(
         "serve",
         help="run the device emulator (SSH + HTTPS) in the foreground",
@@ -48,8 +58,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="enable secret (default: the login password)")
     p.add_argument("--authorized-keys", type=Path, default=None,
                    help="OpenSSH authorized_keys file for public-key login")
-    p.add_argument("--host-key", choices=sorted(HOST_KEY_TYPES), default="ed25519",
-                   help="type of the SSH host key generated for this run (default: %(default)s)")
+    add_ssh_server_arguments(p)
     p.add_argument("--processing-delay", type=float, default=0.0, metavar="SECONDS",
                    help="device CPU time added to every command (default: 0)")
     p.add_argument("--max-sessions", type=int, default=Limits.max_sessions,
@@ -65,6 +74,31 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _defaults_from_environment(p, os.environ)
 
 
+def add_ssh_server_arguments(p: argparse.ArgumentParser) -> None:
+    """The SSH server's algorithm lists, host key and login methods (``serve`` and ``lab``)."""
+    p.add_argument("--host-key", choices=sorted(HOST_KEY_TYPES), default="ed25519",
+                   help="type of the SSH host key generated for this run (default: %(default)s)")
+    for flag, what in (("--kex", "key exchange"), ("--ciphers", "cipher"), ("--macs", "MAC"),
+                       ("--host-key-algs", "host key (signature)")):
+        p.add_argument(flag, type=_names, default=None, metavar="NAME,NAME,...",
+                       help=f"{what} algorithms the SSH server offers (default: asyncssh's)")
+    p.add_argument("--auth-methods", type=_names, default=AUTH_METHODS, metavar="METHOD,...",
+                   help=f"login methods offered, of {', '.join(AUTH_METHODS)} (default: all "
+                        "that the credentials allow)")
+
+
+def ssh_server_from_args(args: argparse.Namespace) -> SshServerOptions:
+    """The :class:`SshServerOptions` of :func:`add_ssh_server_arguments`' flags."""
+    return SshServerOptions(
+        algorithms=Algorithms(kex=args.kex, ciphers=args.ciphers, macs=args.macs,
+                              host_key_algs=args.host_key_algs),
+        host_key_type=args.host_key, auth_methods=args.auth_methods)
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(name.strip() for name in text.split(",") if name.strip())
+
+
 def _defaults_from_environment(parser: argparse.ArgumentParser, environ: Mapping[str, str]) -> None:
     """MGMTBENCH_SSH_PORT=22 is the default of ``--ssh-port``. argparse applies an option's type
     to a string default, so a bad value gets the same message as on the command line."""
@@ -72,11 +106,11 @@ def _defaults_from_environment(parser: argparse.ArgumentParser, environ: Mapping
         option = next((o for o in action.option_strings if o.startswith("--")), None)
         if option is None or action.nargs == 0:  # flags such as --verbose stay off
             continue
-        value = environ.get("MGMTBENCH_" + option[2:].upper().replace("-", "_"))
+        value = environ.get(env_name(option))
         if value is None:
             continue
         if action.choices is not None and value not in action.choices:
-            raise UsageError(f"MGMTBENCH_{option[2:].upper().replace('-', '_')}={value}: choose "
+            raise UsageError(f"{env_name(option)}={value}: choose "
                              f"{', '.join(map(str, action.choices))}")
         action.default = value
 
@@ -92,9 +126,10 @@ def _port(text: str) -> int:
 
 
 def options_from_args(args: argparse.Namespace) -> EmulatorOptions:
+    """The :class:`EmulatorOptions` of ``serve``'s parsed flags."""
     devices = len(args.bind.split(",")) if "," in args.bind else args.devices
     names = tuple(n.strip() for n in args.hostnames.split(",")) if args.hostnames else ()
-    return EmulatorOptions(
+    options = EmulatorOptions(
         hostname=args.hostname,
         names=names,
         platform=args.platform,
@@ -111,14 +146,15 @@ def options_from_args(args: argparse.Namespace) -> EmulatorOptions:
             authorized_keys=args.authorized_keys,
         ),
         limits=Limits(max_sessions=args.max_sessions, max_body=args.max_body),
-        host_key_type=args.host_key,
         processing_delay=args.processing_delay,
         transcripts=args.transcripts,
         state_dir=args.state_dir,
     )
+    return options.with_ssh_server(ssh_server_from_args(args))
 
 
 def run(args: argparse.Namespace) -> int:
+    """Serve until Ctrl-C or SIGTERM."""
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     logging.getLogger("asyncssh").setLevel(logging.WARNING)

@@ -60,6 +60,7 @@ class ConfigLine:
 
 
 def line_key(text: str) -> str:
+    """The key that decides which sibling a line replaces: a single-valued setting's name, else the line."""
     words = text.split()
     for length in (3, 2, 1):
         if tuple(words[:length]) in _KEYED:
@@ -120,6 +121,7 @@ class RunningConfig:
             stack.append((depth, line.children))
 
     def render(self) -> str:
+        """The configuration as text, as ``show running-config`` prints it."""
         out: list[str] = []
 
         def walk(lines: list[ConfigLine], depth: int) -> None:

@@ -31,6 +31,7 @@ class DeviceFacts:
         return cls(hostname=hostname, serial=serial, mac=mac, mgmt_ip=mgmt_ip)
 
     def as_dict(self) -> dict[str, str]:
+        """The facts as the variables that transcript templates are rendered with."""
         return {"hostname": self.hostname, "serial": self.serial, "mac": self.mac,
                 "mgmt_ip": self.mgmt_ip}
 
@@ -56,9 +57,11 @@ class Device:
 
     @property
     def hostname(self) -> str:
+        """The device's current hostname, as its prompt and transcripts show it."""
         return self.facts.hostname
 
     def set_hostname(self, hostname: str) -> None:
+        """Rename the device: its transcripts and running configuration follow the new name."""
         self.facts = replace(self.facts, hostname=hostname)
         self._rendered.clear()
         if self.config is not None:

@@ -19,6 +19,7 @@ _INT_ARG = re.compile(r"^<(\d+)-(\d+)>$")
 
 
 class ParseErrorKind(Enum):
+    """Why a line does not name one command, each with its own device error message."""
     INVALID = "invalid"
     AMBIGUOUS = "ambiguous"
     INCOMPLETE = "incomplete"
@@ -69,6 +70,7 @@ class CommandTree(Generic[A]):
         self._root: _Node[A] = _Node()
 
     def add(self, pattern: str, action: A) -> None:
+        """Register ``pattern`` (words and ``<...>`` arguments) to run ``action``."""
         node = self._root
         for part in pattern.split():
             if part.startswith("<"):
@@ -85,10 +87,12 @@ class CommandTree(Generic[A]):
         node.action = action
 
     def add_all(self, patterns: dict[str, A]) -> None:
+        """Register every pattern of ``patterns`` with its action."""
         for pattern, action in patterns.items():
             self.add(pattern, action)
 
     def match(self, line: str) -> Match[A]:
+        """Resolve a typed line, abbreviations allowed, to its command, or raise :class:`ParseError`."""
         node = self._root
         words: list[str] = []
         args: list[str] = []

@@ -62,6 +62,7 @@ class DeviceApi:
             f"{credentials.username}:{credentials.password}".encode())
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer one ASGI request for the device it came in for (and the lifespan events)."""
         if scope["type"] == "lifespan":
             await _lifespan(receive, send)
             return

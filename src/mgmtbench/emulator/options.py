@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 HOST_KEY_TYPES = {
@@ -11,6 +11,8 @@ HOST_KEY_TYPES = {
     "ecdsa": "ecdsa-sha2-nistp256",
     "rsa": "ssh-rsa",
 }
+#: Login methods the SSH server can offer (keyboard-interactive asks for the password).
+AUTH_METHODS = ("password", "publickey", "keyboard-interactive")
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,46 @@ class Algorithms:
     ciphers: tuple[str, ...] | None = None
     macs: tuple[str, ...] | None = None
     compression: tuple[str, ...] = ("none",)
+    # What the server signs the key exchange with: names its host key can sign with (an RSA
+    # host key: rsa-sha2-256, rsa-sha2-512, ssh-rsa). None: every one the key has.
+    host_key_algs: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class SshServerOptions:
+    """How a device's SSH server negotiates: algorithm lists, host key type, login methods.
+
+    One value for every way devices are served: ``mgmtbench serve`` builds it from its flags,
+    a lab hands it to its runtime, which passes it on as :meth:`flags` (the ``serve`` command line
+    of the netns runtime) or as their ``MGMTBENCH_*`` environment equivalents (docker).
+    """
+
+    algorithms: Algorithms = field(default_factory=Algorithms)
+    host_key_type: str = "ed25519"
+    # Offered only when the credentials allow it too (a password, authorized keys).
+    auth_methods: tuple[str, ...] = AUTH_METHODS
+
+    def flags(self) -> dict[str, str]:
+        """The ``mgmtbench serve`` flags that give these options (defaults left out)."""
+        algs = self.algorithms
+        values = {"--kex": algs.kex, "--ciphers": algs.ciphers, "--macs": algs.macs,
+                  "--host-key-algs": algs.host_key_algs,
+                  "--auth-methods": None if self.auth_methods == AUTH_METHODS
+                  else self.auth_methods}
+        flags = {flag: ",".join(names) for flag, names in values.items() if names is not None}
+        if self.host_key_type != SshServerOptions.host_key_type:
+            flags["--host-key"] = self.host_key_type
+        return flags
+
+    def environment(self) -> dict[str, str]:
+        """:meth:`flags` as the environment ``mgmtbench serve`` reads (MGMTBENCH_KEX=...)."""
+        return {env_name(flag): value for flag, value in self.flags().items()}
+
+
+def env_name(flag: str) -> str:
+    """The environment variable that sets a ``mgmtbench serve`` flag: --ssh-port ->
+    MGMTBENCH_SSH_PORT."""
+    return "MGMTBENCH_" + flag.removeprefix("--").upper().replace("-", "_")
 
 
 @dataclass(frozen=True)
@@ -60,6 +102,7 @@ class EmulatorOptions:
     limits: Limits = field(default_factory=Limits)
     algorithms: Algorithms = field(default_factory=Algorithms)
     host_key_type: str = "ed25519"
+    auth_methods: tuple[str, ...] = AUTH_METHODS  # offered if the credentials allow them
     processing_delay: float = 0.0  # seconds of device CPU time per command
     transcripts: Path | None = None  # None: the bundled transcripts
     state_dir: Path | None = None  # where the CA, keys and known_hosts go (None: a temp dir)
@@ -68,7 +111,18 @@ class EmulatorOptions:
     # Explicit hostnames, one per device (a shard of a larger fleet); empty: derived from hostname.
     names: tuple[str, ...] = ()
 
+    @property
+    def ssh_server(self) -> SshServerOptions:
+        """The SSH server's part of these options."""
+        return SshServerOptions(self.algorithms, self.host_key_type, self.auth_methods)
+
+    def with_ssh_server(self, ssh: SshServerOptions) -> EmulatorOptions:
+        """These options with ``ssh``'s algorithms, host key type and login methods."""
+        return replace(self, algorithms=ssh.algorithms, host_key_type=ssh.host_key_type,
+                       auth_methods=ssh.auth_methods)
+
     def address(self, index: int) -> str:
+        """The address device ``index`` listens on."""
         return self.addresses[index] if self.addresses else self.bind
 
     def mgmt_ip(self, index: int) -> str:

@@ -21,7 +21,7 @@ import asyncssh
 from mgmtbench.emulator.device import HOSTNAME, Device, DeviceFacts
 from mgmtbench.emulator.https_server import DeviceApi, serve_https
 from mgmtbench.emulator.options import HOST_KEY_TYPES, EmulatorOptions
-from mgmtbench.emulator.ssh_server import listen_ssh
+from mgmtbench.emulator.ssh_server import check_ssh_server, host_key_pair, listen_ssh
 from mgmtbench.emulator.tls import TlsFiles, make_tls_files, server_context
 from mgmtbench.emulator.transcripts import load_platform
 from mgmtbench.errors import UsageError
@@ -40,9 +40,11 @@ class DeviceEndpoint:
 
     @property
     def hostname(self) -> str:
+        """The device's hostname."""
         return self.device.hostname
 
     def https_url(self, command: str) -> str:
+        """The HTTPS API URL that runs ``command`` on this device."""
         return f"https://{self.host}:{self.https_port}/admin/exec/{command.replace(' ', '+')}"
 
 
@@ -54,6 +56,7 @@ class Emulator:
         self.options = options
         self.endpoints: list[DeviceEndpoint] = []
         self.host_key: asyncssh.SSHKey | None = None
+        self._host_key_pair: asyncssh.SSHKeyPair | None = None
         self.tls: TlsFiles | None = None
         self._state_dir: Path | None = None
         self._own_state_dir = False
@@ -65,12 +68,14 @@ class Emulator:
 
     @property
     def state_dir(self) -> Path:
+        """Where the CA, keys and known_hosts are (once started)."""
         if self._state_dir is None:
             raise RuntimeError("the emulator is not started")
         return self._state_dir
 
     @property
     def known_hosts(self) -> Path:
+        """An OpenSSH known_hosts file with every device's host key."""
         return self.state_dir / "known_hosts"
 
     async def start(self) -> None:
@@ -84,6 +89,7 @@ class Emulator:
         try:
             authorized = _authorized_keys(opts.credentials.authorized_keys)
             self.host_key = asyncssh.generate_private_key(HOST_KEY_TYPES[opts.host_key_type])
+            self._host_key_pair = host_key_pair(self.host_key, opts.algorithms.host_key_algs)
             if opts.https:
                 self.tls = make_tls_files(self._state_dir / "tls", _tls_names(opts))
             devices = [
@@ -132,21 +138,23 @@ class Emulator:
             shutil.rmtree(self._state_dir, ignore_errors=True)
 
     async def serve_forever(self) -> None:
+        """Return once :meth:`request_stop` is called."""
         await self._shutdown.wait()
 
     def request_stop(self) -> None:
+        """Make :meth:`serve_forever` return."""
         self._shutdown.set()
 
     async def _listen_ssh(self, device: Device, index: int,
                           authorized: list[asyncssh.SSHKey]) -> int:
         opts = self.options
         port, host = opts.port(opts.ssh_port, index), opts.address(index)
-        assert self.host_key is not None
+        assert self._host_key_pair is not None
         try:
             acceptor = await listen_ssh(
-                device, host, port, host_key=self.host_key,
+                device, host, port, host_key=self._host_key_pair,
                 credentials=opts.credentials, limits=opts.limits,
-                algorithms=opts.algorithms, authorized=authorized,
+                ssh=opts.ssh_server, authorized=authorized,
                 connections=self._ssh_connections)
         except OSError as exc:
             raise _bind_error("SSH", host, port, exc) from exc
@@ -232,6 +240,7 @@ def _validate(options: EmulatorOptions) -> None:
     if options.host_key_type not in HOST_KEY_TYPES:
         raise UsageError(f"unknown host key type {options.host_key_type!r}: "
                          f"choose one of {', '.join(HOST_KEY_TYPES)}")
+    check_ssh_server(options.ssh_server)
     if not 1 <= options.devices <= 10_000:
         raise UsageError(f"--devices must be between 1 and 10000, not {options.devices}")
     for name in (options.hostname, *options.names):
@@ -302,6 +311,7 @@ class EmulatorThread:
 
     @property
     def endpoints(self) -> list[DeviceEndpoint]:
+        """Where each served device answers."""
         return self.emulator.endpoints
 
     def call(self, coro: Awaitable[object], timeout: float = 60) -> object:
@@ -311,6 +321,7 @@ class EmulatorThread:
         return asyncio.run_coroutine_threadsafe(wrap(), self._loop).result(timeout)
 
     def start(self) -> EmulatorThread:
+        """Start the loop's thread and the emulator on it; return when it serves."""
         self._thread.start()
         try:
             self.call(self.emulator.start())
@@ -320,6 +331,7 @@ class EmulatorThread:
         return self
 
     def stop(self) -> None:
+        """Stop the emulator and its thread. Safe to call twice."""
         if self._loop.is_closed():
             return
         if self._thread.is_alive():

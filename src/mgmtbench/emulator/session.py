@@ -23,6 +23,7 @@ DEFAULT_MAX_LINE = 4096
 
 
 class Mode(Enum):
+    """The CLI mode a session is in, which sets its prompt and the commands it accepts."""
     USER = "user"
     PRIV = "privileged"
     CONFIG = "config"
@@ -62,6 +63,7 @@ class CliSession:
 
     @property
     def prompt(self) -> str:
+        """The prompt the device prints in the current mode, e.g. ``host>`` or ``host(config-if)#``."""
         suffix = self.device.platform.style.prompt_suffix
         host = self.device.hostname
         if self.mode is Mode.USER:
@@ -100,6 +102,7 @@ class CliSession:
         return Reply(self.device.platform.style.bad_secret, ok=False)
 
     def end_config(self) -> None:
+        """Leave configuration mode (and any sub-mode) for privileged exec, as ``end`` does."""
         if self.mode is Mode.CONFIG:
             self.mode, self.block, self.block_prompt = Mode.PRIV, None, None
 

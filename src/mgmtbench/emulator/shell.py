@@ -41,6 +41,7 @@ class Terminal:
         self._escape = 0  # 0: none, 1: after ESC, 2: inside a CSI sequence
 
     def write(self, text: str) -> None:
+        """Queue output, newlines as CR LF; it goes out on the next flush."""
         self._out.append(text.replace("\n", "\r\n").encode("ascii", "replace"))
 
     def flush(self) -> None:
@@ -50,6 +51,7 @@ class Terminal:
             self._out.clear()
 
     async def drain(self) -> None:
+        """Flush, then wait until the channel has taken the output."""
         self.flush()
         await self._process.stdout.drain()
 

@@ -1,4 +1,6 @@
-"""The SSH side of a device (asyncssh): password and public-key auth, exec requests, PTY shell."""
+"""The SSH side of a device (asyncssh): password, public-key and keyboard-interactive auth, exec
+requests, PTY shell; the algorithms and login methods offered come from :class:`SshServerOptions`.
+"""
 
 from __future__ import annotations
 
@@ -10,11 +12,16 @@ from collections.abc import Sequence
 from typing import Any
 
 import asyncssh
+from asyncssh.encryption import get_encryption_algs
+from asyncssh.kex import get_kex_algs
+from asyncssh.mac import get_mac_algs
+from asyncssh.public_key import get_public_key_algs
 
 from mgmtbench.emulator.device import Device
-from mgmtbench.emulator.options import Algorithms, Credentials, Limits
+from mgmtbench.emulator.options import AUTH_METHODS, Credentials, Limits, SshServerOptions
 from mgmtbench.emulator.session import CliSession, Mode
 from mgmtbench.emulator.shell import run_shell
+from mgmtbench.errors import UsageError
 
 log = logging.getLogger("mgmtbench.emulator")
 
@@ -81,6 +88,56 @@ class _DeviceSSHServer(asyncssh.SSHServer):
             key.public_data == k.public_data for k in self._authorized)
 
 
+def supported_algorithms() -> dict[str, list[str]]:
+    """Every name the SSH server accepts, per list (keyed by the ``mgmtbench serve`` flag)."""
+    def names(algs: list[bytes]) -> list[str]:
+        # The gss-* key exchanges need a Kerberos setup the emulator does not have.
+        return [a.decode() for a in algs if not a.startswith(b"gss-")]
+
+    return {"kex": names(get_kex_algs()), "ciphers": names(get_encryption_algs()),
+            "macs": names(get_mac_algs()), "host-key-algs": names(get_public_key_algs()),
+            "auth-methods": list(AUTH_METHODS)}
+
+
+_WHAT = {"kex": "key exchange algorithm", "ciphers": "cipher", "macs": "MAC",
+         "host-key-algs": "host key algorithm", "auth-methods": "login method"}
+
+
+def check_ssh_server(options: SshServerOptions) -> None:
+    """Raise a one-line :class:`UsageError` naming an algorithm or login method the server does
+    not have, and what it has."""
+    algs = options.algorithms
+    supported = supported_algorithms()
+    for flag, chosen in (("kex", algs.kex), ("ciphers", algs.ciphers), ("macs", algs.macs),
+                         ("host-key-algs", algs.host_key_algs),
+                         ("auth-methods", options.auth_methods)):
+        if chosen is None:
+            continue
+        if not chosen:
+            raise UsageError(f"--{flag} is empty: choose from {', '.join(supported[flag])}")
+        for name in chosen:
+            if name not in supported[flag]:
+                raise UsageError(f"unsupported {_WHAT[flag]} {name!r} (--{flag}): choose from "
+                                 f"{', '.join(supported[flag])}")
+
+
+def host_key_pair(key: asyncssh.SSHKey, algorithms: Sequence[str] | None) -> asyncssh.SSHKeyPair:
+    """The server's host key, offered for ``algorithms`` only (None: all the key can sign with);
+    a one-line UsageError when the key can sign with none of them."""
+    pair = asyncssh.load_keypairs([key])[0]
+    if algorithms is None:
+        return pair
+    offered = tuple(a.encode() for a in algorithms if a.encode() in pair.host_key_algorithms)
+    if not offered:
+        raise UsageError(f"the {key.get_algorithm()} host key cannot sign with "
+                         f"{', '.join(algorithms)}: choose from "
+                         f"{', '.join(a.decode() for a in pair.host_key_algorithms)}")
+    # asyncssh's server offers one host key algorithm per entry of the pair's list (read when
+    # the listener starts), and has no option to narrow it: narrow the list itself.
+    pair.host_key_algorithms = offered
+    return pair
+
+
 def _same(a: str, b: str) -> bool:
     return hmac.compare_digest(a.encode(), b.encode())
 
@@ -128,15 +185,17 @@ async def listen_ssh(
     host: str,
     port: int,
     *,
-    host_key: asyncssh.SSHKey,
+    host_key: asyncssh.SSHKeyPair,
     credentials: Credentials,
     limits: Limits,
-    algorithms: Algorithms,
+    ssh: SshServerOptions,
     authorized: Sequence[asyncssh.SSHKey],
     connections: set[asyncssh.SSHServerConnection],
 ) -> asyncssh.SSHAcceptor:
-    """Start the device's SSH listener; the caller closes it and the ``connections`` it tracks."""
+    """Start the device's SSH listener; the caller closes it and the ``connections`` it tracks.
+    ``host_key`` comes from :func:`host_key_pair`."""
     counter = [0]
+    algorithms = ssh.algorithms
     options: dict[str, Any] = {}
     if algorithms.kex:
         options["kex_algs"] = list(algorithms.kex)
@@ -159,6 +218,9 @@ async def listen_ssh(
         allow_scp=False,
         compression_algs=list(algorithms.compression),
         login_timeout=limits.login_timeout,
+        password_auth="password" in ssh.auth_methods,
+        public_key_auth="publickey" in ssh.auth_methods,
+        kbdint_auth="keyboard-interactive" in ssh.auth_methods,
         reuse_address=True,
         server_version="mgmtbench",
         # No GSSAPI: its default host name costs a socket.getfqdn() per connection, a DNS

@@ -46,6 +46,7 @@ def server_context(files: TlsFiles, alpn: Iterable[str] = ("h2", "http/1.1")) ->
 
 
 def is_ip(name: str) -> bool:
+    """Whether ``name`` is an IP address rather than a DNS name."""
     try:
         ipaddress.ip_address(name)
     except ValueError:

@@ -26,6 +26,15 @@ CommandWords = tuple[str, ...]
 
 
 @dataclass(frozen=True)
+class PlatformClients:
+    """How client libraries name the platform (``[clients]`` in ``platform.toml``; None: the
+    library has no driver for it, and its adapter says so)."""
+
+    netmiko_device_type: str | None = None
+    scrapli_platform: str | None = None
+
+
+@dataclass(frozen=True)
 class PlatformStyle:
     """How a platform words errors, prompts and paging (from ``platform.toml``)."""
 
@@ -43,6 +52,11 @@ class PlatformStyle:
     paging: tuple[str, ...]
     config_banner: str = ""
     prompt_suffix: str = ""
+    #: The hostname a device gets when none is given.
+    default_hostname: str = ""
+    #: Everyday show commands, in the order benchmarks cycle through them.
+    show_commands: tuple[str, ...] = ()
+    clients: PlatformClients = PlatformClients()
 
     @property
     def paging_off(self) -> str:
@@ -59,6 +73,7 @@ class Platform:
 
     @property
     def name(self) -> str:
+        """The platform's name."""
         return self.style.name
 
 
@@ -133,6 +148,17 @@ def _load_style(path: Path, name: str) -> PlatformStyle:
             paging=tuple(str(c) for c in raw["paging"]),
             config_banner=str(raw.get("config_banner", "")),
             prompt_suffix=str(raw.get("prompt_suffix", "")),
+            default_hostname=str(raw.get("default_hostname", "")),
+            show_commands=tuple(str(c) for c in raw.get("show_commands", [])),
+            clients=_load_clients(raw.get("clients", {})),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise TranscriptError(f"{path}: missing or bad field {exc}") from exc
+
+
+def _load_clients(raw: Mapping[str, object]) -> PlatformClients:
+    known = {"netmiko_device_type", "scrapli_platform"}
+    unknown = set(raw) - known
+    if unknown:
+        raise ValueError(f"[clients] {sorted(unknown)} (known: {sorted(known)})")
+    return PlatformClients(**{k: str(v) for k, v in raw.items()})

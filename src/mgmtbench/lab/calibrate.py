@@ -36,10 +36,12 @@ class Calibration:
         return self.echo_p50_ms
 
     def as_dict(self) -> dict[str, float]:
+        """The calibration as recorded with results (with ``measured_rtt_ms``)."""
         return {**asdict(self), "measured_rtt_ms": self.rtt_ms}
 
 
 def percentile(values: list[float], pct: float) -> float:
+    """The ``pct`` percentile of ``values``, interpolated (NaN for none)."""
     ordered = sorted(values)
     if not ordered:
         return float("nan")
@@ -51,6 +53,7 @@ def percentile(values: list[float], pct: float) -> float:
 
 def calibrate(host: str, port: int, samples: int = 20, timeout: float = 10.0,
               icmp: bool = False) -> Calibration:
+    """TCP connect times and small-echo round trips to ``host:port`` (and ICMP with ``icmp``)."""
     connects: list[float] = []
     echoes: list[float] = []
     for _ in range(samples):

@@ -10,18 +10,23 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mgmtbench.emulator.command import add_ssh_server_arguments, ssh_server_from_args
 from mgmtbench.emulator.options import Credentials
 from mgmtbench.errors import UsageError
 from mgmtbench.lab.backends import BACKENDS
 from mgmtbench.lab.calibrate import split_reply_ms
+from mgmtbench.lab.cleanup import clean_stale
+from mgmtbench.lab.failures import lab_failures
 from mgmtbench.lab.lab import ECHO_PORT, Lab, has_net_admin
 from mgmtbench.lab.local import LocalLab
+from mgmtbench.lab.opening import open_lab
 from mgmtbench.lab.profiles import BUILTIN, LinkProfile, load_profiles, resolve
 from mgmtbench.lab.runtimes import DEFAULT_IMAGE, RUNTIMES
-from mgmtbench.lab.state import clean_stale, known_labs
+from mgmtbench.lab.state import known_labs
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``mgmtbench lab`` and its actions."""
     p = sub.add_parser("lab", help="build, check and remove lab networks",
                        description="Lab networks: devices in a namespace behind an impaired link.")
     lab_sub = p.add_subparsers(dest="lab_command", metavar="ACTION", required=True)
@@ -64,6 +69,7 @@ def _lab_options(p: argparse.ArgumentParser) -> None:
                    help="netns runtime: emulator processes sharing the devices, to use more "
                         "cores for a large fleet (default: 1)")
     p.add_argument("--samples", type=int, default=20, help="calibration samples (default: 20)")
+    add_ssh_server_arguments(p)
 
 
 def _profile(args: argparse.Namespace) -> LinkProfile:
@@ -72,21 +78,20 @@ def _profile(args: argparse.Namespace) -> LinkProfile:
 
 
 def _open(args: argparse.Namespace, **kwargs: Any) -> Lab | LocalLab:
-    profile = _profile(args)
-    if (not has_net_admin() and profile.name == "local" and args.link_backend == "auto"
-            and args.device_runtime == "netns"):
+    lab = open_lab(_profile(args), backend=args.link_backend, runtime=args.device_runtime,
+                   image=args.image, emulator_processes=args.emulator_processes,
+                   ssh=ssh_server_from_args(args), calibration_samples=args.samples, **kwargs)
+    if isinstance(lab, LocalLab):
         print("mgmtbench: no root or CAP_NET_ADMIN: the local profile runs on 127.0.0.1 "
               "without a lab network", file=sys.stderr)
-        return LocalLab(profile, calibration_samples=args.samples, **kwargs)
-    return Lab(profile, backend=args.link_backend, calibration_samples=args.samples,
-               runtime=args.device_runtime, image=args.image,
-               emulator_processes=args.emulator_processes, **kwargs)
+    return lab
 
 
 def run_check(args: argparse.Namespace) -> int:
+    """``mgmtbench lab check``: bring a lab up, measure it, tear it down."""
     logging.basicConfig(level=logging.WARNING, format="mgmtbench: %(message)s")
     with _open(args) as lab:
-        info = lab.describe()
+        info = lab.facts().as_dict()
         if isinstance(lab, Lab) and lab.echo_address is not None:
             info["split_reply_ms"] = round(split_reply_ms(lab.echo_address, ECHO_PORT), 3)
         cal = lab.calibration.as_dict() if lab.calibration is not None else {}
@@ -102,10 +107,11 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_up(args: argparse.Namespace) -> int:
+    """``mgmtbench lab up``: a lab until Ctrl-C."""
     logging.basicConfig(level=logging.WARNING, format="mgmtbench: %(message)s")
     creds = Credentials(password=args.password, enable_secret=args.password)
     with _open(args, devices=args.devices, platform=args.platform, credentials=creds) as lab:
-        info = lab.describe()
+        info = lab.facts().as_dict()
         print(f"lab up: profile {info['profile']} ({info['configured_rtt_ms']} ms configured, "
               f"{info['measured_rtt_ms']} ms measured) over {info['backend']}, devices on "
               f"{info['runtime']}")
@@ -129,16 +135,19 @@ def run_up(args: argparse.Namespace) -> int:
 
 
 def run_down(args: argparse.Namespace) -> int:
+    """``mgmtbench lab down``: remove what killed runs left behind."""
     if not has_net_admin():
         raise UsageError("removing labs needs root or CAP_NET_ADMIN")
     removed = clean_stale(everything=args.all)
-    left = [s.lab_id for s in known_labs()]
+    with lab_failures("could not list the labs"):
+        left = [s.lab_id for s in known_labs()]
     print(f"removed {len(removed)} lab(s){': ' + ', '.join(removed) if removed else ''}; "
           f"{len(left)} still running")
     return 0
 
 
 def run_profiles(args: argparse.Namespace) -> int:
+    """``mgmtbench lab profiles``: the built-in and user profiles."""
     table = {**BUILTIN, **(load_profiles(args.profiles_file) if args.profiles_file else {})}
     print(f"{'name':<18}{'rtt ms':>8}{'jitter':>8}{'loss %':>8}{'rate Mbit':>11}  source")
     for p in table.values():

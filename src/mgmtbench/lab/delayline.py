@@ -159,6 +159,7 @@ class Direction:
         self.late_max = 0.0
 
     def count(self, packet: bytes) -> None:
+        """Tally one packet read from the device."""
         self.packets += 1
         if self.vnet:
             segments, size = wire_packets(packet)
@@ -217,6 +218,7 @@ class Direction:
         return value
 
     def admit(self, packet: bytes, now: float) -> None:
+        """Hold a packet until its release time (or drop or duplicate it)."""
         imp = self.imp
         self.count(packet)
         if imp.delay_only:  # the common case, without the random draws below
@@ -239,9 +241,11 @@ class Direction:
             self.seq += 1
 
     def next_release(self) -> float | None:
+        """When the next held packet is due (None: nothing held)."""
         return self.heap[0][0] if self.heap else None
 
     def release(self, now: float, out_fd: int) -> None:
+        """Write every held packet that is due."""
         heap, clock = self.heap, time.monotonic
         while heap and heap[0][0] <= now:
             due, _, packet = heapq.heappop(heap)
@@ -258,6 +262,7 @@ class Direction:
 
 
 def run(spec: dict[str, object]) -> None:
+    """Create both TUN devices and copy packets between them until SIGTERM."""
     rng = random.Random(int(spec.get("seed", 0)) or None)  # type: ignore[call-overload]
     imp = Impairment(**spec["impairment"])  # type: ignore[arg-type]
     offload = imp.delay_only and os.environ.get("MGMTBENCH_DELAYLINE_OFFLOAD", "1") != "0"
@@ -329,6 +334,7 @@ def run(spec: dict[str, object]) -> None:
 
 
 def main() -> None:
+    """``python -m mgmtbench.lab.delayline SPEC_JSON``."""
     run(json.loads(sys.argv[1]))
 
 

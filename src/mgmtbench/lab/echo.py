@@ -60,6 +60,7 @@ class _Server(socketserver.ThreadingTCPServer):
 
 
 def main() -> None:
+    """``python -m mgmtbench.lab.echo ADDRESS PORT``."""
     host, port = sys.argv[1], int(sys.argv[2])
     with _Server((host, port), _Handler) as server:
         print("ready", flush=True)

@@ -29,22 +29,28 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, TracebackType
+from typing import Any
 
 from pyroute2 import IPRoute, netns
 
-from mgmtbench.emulator.options import Credentials, EmulatorOptions
-from mgmtbench.errors import UsageError
-from mgmtbench.lab import runtimes
+from mgmtbench.emulator.options import Credentials, EmulatorOptions, SshServerOptions
+from mgmtbench.emulator.ssh_server import check_ssh_server
+from mgmtbench.errors import LabError, LabNeedsPrivileges, UsageError
+from mgmtbench.lab import procfs, runtimes
 from mgmtbench.lab.backends import LinkBackend, LinkEnds, choose
 from mgmtbench.lab.calibrate import Calibration, calibrate
+from mgmtbench.lab.cleanup import clean_stale
+from mgmtbench.lab.facts import LabDevice as LabDevice  # re-exported: their home until now
+from mgmtbench.lab.facts import LabFacts
+from mgmtbench.lab.facts import LinkCounters as LinkCounters
+from mgmtbench.lab.failures import lab_failures
 from mgmtbench.lab.netns import NETNS_DIR, PREFIX, link_index, run_in
 from mgmtbench.lab.profiles import LinkProfile
 from mgmtbench.lab.runtimes import DeviceRuntime, DeviceSpec, RuntimeContext
 from mgmtbench.lab.runtimes.netns import start_in_netns, stop_processes
-from mgmtbench.lab.state import LabState, clean_stale, registry_lock, used_indexes
+from mgmtbench.lab.state import LabState, registry_lock, used_indexes
 
 log = logging.getLogger("mgmtbench.lab")
 MAX_LABS = 64
@@ -52,28 +58,6 @@ _SERIAL = itertools.count(1)
 MAX_DEVICES = 1022
 ECHO_PORT = 7
 SSH_PORT, HTTPS_PORT = 22, 443
-
-
-@dataclass(frozen=True)
-class LinkCounters:
-    """Packets and bytes on the link, seen from the benchmark side."""
-
-    tx_packets: int = 0  # benchmark -> devices
-    tx_bytes: int = 0
-    rx_packets: int = 0  # devices -> benchmark
-    rx_bytes: int = 0
-
-    def __sub__(self, other: LinkCounters) -> LinkCounters:
-        return LinkCounters(self.tx_packets - other.tx_packets, self.tx_bytes - other.tx_bytes,
-                            self.rx_packets - other.rx_packets, self.rx_bytes - other.rx_bytes)
-
-    @property
-    def packets(self) -> int:
-        return self.tx_packets + self.rx_packets
-
-    @property
-    def bytes(self) -> int:
-        return self.tx_bytes + self.rx_bytes
 
 
 def read_counters(interface: str) -> LinkCounters:
@@ -84,31 +68,12 @@ def read_counters(interface: str) -> LinkCounters:
     return LinkCounters(tx_p, tx_b, rx_p, rx_b)
 
 
-@dataclass(frozen=True)
-class LabDevice:
-    """A device in a lab, as a client reaches it."""
-
-    hostname: str
-    address: str
-    ssh_port: int
-    https_port: int
-    mgmt_ip: str = ""  # the address the device reports in its outputs (its own, in a lab)
-
-    @property
-    def reported_ip(self) -> str:
-        return self.mgmt_ip or self.address
-
-
 def has_net_admin() -> bool:
     """CAP_NET_ADMIN and CAP_SYS_ADMIN (namespaces) in the effective set: root normally has both."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("CapEff:"):
-                caps = int(line.split()[1], 16)
-                return bool(caps & (1 << 12)) and bool(caps & (1 << 21))
-    except OSError:
-        pass
-    return os.geteuid() == 0
+    caps = procfs.effective_capabilities()
+    if caps is None:
+        return os.geteuid() == 0
+    return bool(caps & (1 << procfs.CAP_NET_ADMIN)) and bool(caps & (1 << procfs.CAP_SYS_ADMIN))
 
 
 def _addresses(index: int, devices: int) -> tuple[str, str, str, list[str]]:
@@ -123,7 +88,11 @@ class Lab:
 
     ``runtime`` says how the devices run (``netns``: ``emulator_processes`` emulator processes in
     the lab's namespace sharing the fleet, one by default; ``docker``: a container per device from
-    ``image``); every backend works with every runtime.
+    ``image``); every backend works with every runtime. ``ssh`` sets the devices' SSH servers
+    (algorithm lists, host key type, login methods) whatever the runtime.
+
+    Failures of the lab network itself (netlink, namespaces, the TUN device) raise
+    :class:`~mgmtbench.errors.LabError`; impossible requests raise ``UsageError``.
     """
 
     def __init__(
@@ -140,13 +109,16 @@ class Lab:
         runtime: str = "netns",
         image: str | None = None,
         emulator_processes: int = 1,
+        ssh: SshServerOptions | None = None,
     ) -> None:
         if not 1 <= devices <= MAX_DEVICES:
             raise UsageError(f"a lab holds 1..{MAX_DEVICES} devices, not {devices}")
         if not has_net_admin():
-            raise UsageError("the lab needs root or CAP_NET_ADMIN to create network namespaces; "
+            raise LabNeedsPrivileges("the lab needs root or CAP_NET_ADMIN to create network namespaces; "
                              "without them, run the local profile against `mgmtbench serve` on "
                              "127.0.0.1")
+        self.ssh = ssh or SshServerOptions()
+        check_ssh_server(self.ssh)  # before anything is built
         self.profile = profile.validate()
         self.backend_class = choose(backend, profile)
         self.runtime: DeviceRuntime = runtimes.choose(
@@ -169,15 +141,18 @@ class Lab:
 
     @property
     def backend_name(self) -> str:
+        """The link backend's name."""
         return self.backend_class.name
 
     @property
     def folder(self) -> Path:
+        """The lab's own folder (outputs, CA and known_hosts files)."""
         assert self.state is not None
         return self._state_dir_arg or self.state.folder
 
     @property
     def runtime_name(self) -> str:
+        """The device runtime's name."""
         return self.runtime.name
 
     @property
@@ -197,29 +172,43 @@ class Lab:
         return self.runtime.device_pids()
 
     def counters(self) -> LinkCounters:
+        """The host interface's kernel counters (tx: towards the devices)."""
         assert self.state is not None
         return read_counters(self.state.host_if)
 
-    def describe(self) -> dict[str, object]:
+    def link_stats(self) -> dict[str, Any] | None:
+        """The link backend's own tally (the ``tun`` delay line's: see
+        :meth:`~mgmtbench.lab.backends.tun.TunBackend.stats`), None for a backend that keeps
+        none."""
+        return self.backend.stats() if self.backend is not None else None
+
+    def facts(self) -> LabFacts:
         """What every result records about the lab it ran on."""
         cal = self.calibration
-        return {
-            "backend": self.backend_name,
-            **self.runtime.describe(),
-            "profile": self.profile.name,
-            "configured_rtt_ms": self.profile.rtt_ms,
-            "measured_rtt_ms": round(cal.rtt_ms, 3) if cal else None,
-            "measured_rtt_p95_ms": round(cal.echo_p95_ms, 3) if cal else None,
-            "link_rtt_ms": round(cal.link_p50_ms, 3) if cal and cal.link_p50_ms else None,
-            "connect_p50_ms": round(cal.connect_p50_ms, 3) if cal else None,
-            "jitter_ms": self.profile.jitter_ms,
-            "loss_pct": self.profile.loss_pct,
-            "rate_mbit": self.profile.rate_mbit,
-            "devices": self.device_count,
-        }
+        runtime = self.runtime.facts()
+        return LabFacts(
+            backend=self.backend_name,
+            runtime=runtime.runtime,
+            image=runtime.image,
+            emulator_processes=runtime.emulator_processes,
+            profile=self.profile.name,
+            configured_rtt_ms=self.profile.rtt_ms,
+            measured_rtt_ms=round(cal.rtt_ms, 3) if cal else None,
+            measured_rtt_p95_ms=round(cal.echo_p95_ms, 3) if cal else None,
+            link_rtt_ms=round(cal.link_p50_ms, 3) if cal and cal.link_p50_ms else None,
+            connect_p50_ms=round(cal.connect_p50_ms, 3) if cal else None,
+            jitter_ms=self.profile.jitter_ms,
+            loss_pct=self.profile.loss_pct,
+            rate_mbit=self.profile.rate_mbit,
+            devices=self.device_count,
+        )
 
     def up(self) -> Lab:
-        with registry_lock():  # labs started at the same time by other processes pick other indexes
+        """Build the lab (a lab that is up stays as it is); a failure removes what was built."""
+        if self.state is not None:
+            return self
+        with lab_failures("the lab could not be registered"), registry_lock():
+            # Labs started at the same time by other processes pick other indexes.
             clean_stale()
             index = next((i for i in range(MAX_LABS) if i not in used_indexes()), None)
             if index is None:
@@ -230,7 +219,8 @@ class Lab:
             self.state.save()
         self._catch_sigterm()
         try:
-            self._build(index)
+            with lab_failures("the lab network could not be built"):
+                self._build(index)
         except BaseException:
             self.down()
             raise
@@ -238,12 +228,13 @@ class Lab:
 
     def down(self) -> None:
         """Stop everything the lab started and remove what it created. Safe to call twice."""
-        try:
-            self.runtime.stop()
-        finally:
-            stop_processes(self._processes)
-            self._processes.clear()
-            self._teardown_network()
+        with lab_failures("the lab could not be removed"):
+            try:
+                self.runtime.stop()
+            finally:
+                stop_processes(self._processes)
+                self._processes.clear()
+                self._teardown_network()
 
     def _teardown_network(self) -> None:
         if self.backend is not None:
@@ -282,7 +273,7 @@ class Lab:
             state=state, folder=self.folder, lab_ip=dev_ip,
             devices=tuple(DeviceSpec(n, a) for n, a in zip(names, addresses, strict=True)),
             hostname=self.hostname, platform=self.platform, credentials=self.credentials,
-            ssh_port=SSH_PORT, https_port=HTTPS_PORT)
+            ssh_port=SSH_PORT, https_port=HTTPS_PORT, ssh=self.ssh)
         self.echo_address = self.runtime.echo_address(context)
         self._processes.append(start_in_netns(
             state, self.folder, "echo",
@@ -305,7 +296,7 @@ class Lab:
             ipr.link("set", index=index, state="up")
             ipr.route("add", dst=subnet, gateway=dev_ip)
         with contextlib.suppress(OSError):  # IPv4 only: keep IPv6 chatter out of the counts
-            Path(f"/proc/sys/net/ipv6/conf/{ends.host_if}/disable_ipv6").write_text("1")
+            procfs.disable_ipv6(ends.host_if)
 
     # --- signals ----------------------------------------------------------------------------
 
@@ -332,7 +323,7 @@ def _wait_mounted(path: Path) -> None:
         if os.path.ismount(path):
             return
         time.sleep(0.01)
-    raise UsageError(f"network namespace {path.name} was not created")
+    raise LabError(f"network namespace {path.name} was not created")
 
 
 def _raise_exit(signum: int, frame: FrameType | None) -> None:

@@ -1,7 +1,7 @@
 """The local profile without privileges: the emulator on 127.0.0.1 in this namespace, no link.
 
-Same public face as :class:`mgmtbench.lab.Lab` (``devices``, ``calibration``, ``counters()``,
-``describe()``), so benchmarks run unchanged; the backend is recorded as ``loopback``.
+Same public face as :class:`mgmtbench.lab.Lab` (:class:`~mgmtbench.lab.facts.LabLike`), so
+benchmarks run unchanged; the backend is recorded as ``loopback``.
 """
 
 from __future__ import annotations
@@ -12,22 +12,25 @@ from pathlib import Path
 from types import TracebackType
 
 from mgmtbench.emulator import Credentials, EmulatorOptions, EmulatorThread
+from mgmtbench.emulator.options import SshServerOptions
 from mgmtbench.lab.calibrate import Calibration, calibrate
-from mgmtbench.lab.lab import LabDevice, LinkCounters, read_counters
+from mgmtbench.lab.facts import LOOPBACK, LabDevice, LabFacts, LinkCounters
+from mgmtbench.lab.lab import read_counters
 from mgmtbench.lab.profiles import LinkProfile
 
 
 class LocalLab:
     """Devices served on loopback; counters are loopback's, shared with the rest of the machine."""
 
-    backend_name = "loopback"
+    backend_name = LOOPBACK
 
     def __init__(self, profile: LinkProfile, *, devices: int = 1, platform: str = "cisco_ios",
                  hostname: str = "R1", credentials: Credentials | None = None,
-                 calibration_samples: int = 20) -> None:
+                 calibration_samples: int = 20, ssh: SshServerOptions | None = None) -> None:
         self.profile = profile
-        self._options = EmulatorOptions(hostname=hostname, platform=platform, devices=devices,
-                                        credentials=credentials or Credentials())
+        self._options = EmulatorOptions(
+            hostname=hostname, platform=platform, devices=devices,
+            credentials=credentials or Credentials()).with_ssh_server(ssh or SshServerOptions())
         self._samples = calibration_samples
         self._emulator: EmulatorThread | None = None
         self._echo: socket.socket | None = None
@@ -36,16 +39,21 @@ class LocalLab:
 
     @property
     def ca_file(self) -> Path:
+        """A PEM file that verifies every device's HTTPS certificate."""
         assert self._emulator is not None
         assert self._emulator.emulator.tls is not None
         return self._emulator.emulator.tls.ca
 
     @property
     def known_hosts(self) -> Path:
+        """An OpenSSH known_hosts file with every device's host key."""
         assert self._emulator is not None
         return self._emulator.emulator.known_hosts
 
     def up(self) -> LocalLab:
+        """Start the emulator and calibrate (a lab that is up stays as it is)."""
+        if self._emulator is not None:
+            return self
         self._emulator = EmulatorThread(self._options).start()
         self.devices = [LabDevice(e.hostname, e.host, e.ssh_port or 0, e.https_port or 0,
                                   e.device.facts.mgmt_ip) for e in self._emulator.endpoints]
@@ -54,6 +62,7 @@ class LocalLab:
         return self
 
     def down(self) -> None:
+        """Stop the emulator and the echo server. Safe to call twice."""
         if self._echo is not None:
             self._echo.close()
             self._echo = None
@@ -66,15 +75,17 @@ class LocalLab:
         return []
 
     def counters(self) -> LinkCounters:
+        """Loopback's counters (shared with the rest of the machine)."""
         return read_counters("lo")
 
-    def describe(self) -> dict[str, object]:
+    def facts(self) -> LabFacts:
+        """What every result records about the lab it ran on (no link facts: there is no link)."""
         cal = self.calibration
-        return {"backend": self.backend_name, "runtime": "thread", "profile": self.profile.name,
-                "configured_rtt_ms": self.profile.rtt_ms,
-                "measured_rtt_ms": round(cal.rtt_ms, 3) if cal else None,
-                "measured_rtt_p95_ms": round(cal.echo_p95_ms, 3) if cal else None,
-                "devices": len(self.devices)}
+        return LabFacts(backend=self.backend_name, runtime="thread", profile=self.profile.name,
+                        configured_rtt_ms=self.profile.rtt_ms,
+                        measured_rtt_ms=round(cal.rtt_ms, 3) if cal else None,
+                        measured_rtt_p95_ms=round(cal.echo_p95_ms, 3) if cal else None,
+                        devices=len(self.devices))
 
     def __enter__(self) -> LocalLab:
         return self.up()

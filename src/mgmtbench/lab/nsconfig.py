@@ -14,9 +14,11 @@ from typing import Any
 from pyroute2 import IPRoute
 
 from mgmtbench.lab.netns import link_index
+from mgmtbench.lab.procfs import disable_ipv6
 
 
 def configure(spec: dict[str, Any]) -> None:
+    """Addresses, routes and netem of the device side, from inside its namespace."""
     with IPRoute() as ipr:
         lo, dev = link_index(ipr, "lo"), link_index(ipr, spec["dev_if"])
         ipr.link("set", index=lo, state="up")
@@ -28,11 +30,11 @@ def configure(spec: dict[str, Any]) -> None:
             ipr.route("add", dst="0.0.0.0/0", gateway=spec["gateway"])
         if spec.get("netem"):
             ipr.tc("add", "netem", dev, handle="1:", **spec["netem"])
-    with open("/proc/sys/net/ipv6/conf/all/disable_ipv6", "w") as f:
-        f.write("1")  # the lab speaks IPv4; no router solicitations in the packet counts
+    disable_ipv6("all")  # the lab speaks IPv4; no router solicitations in the packet counts
 
 
 def main() -> None:
+    """``python -m mgmtbench.lab.nsconfig SPEC_JSON``."""
     configure(json.loads(sys.argv[1]))
 
 

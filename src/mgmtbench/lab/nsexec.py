@@ -13,6 +13,7 @@ from mgmtbench.lab.netns import setns
 
 
 def main() -> None:
+    """Enter the namespace, then become the program."""
     if len(sys.argv) < 3:
         sys.exit("usage: python -m mgmtbench.lab.nsexec NAMESPACE PROGRAM [ARGS...]")
     setns(sys.argv[1])

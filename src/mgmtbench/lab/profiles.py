@@ -33,17 +33,21 @@ class LinkProfile:
 
     @property
     def one_way_ms(self) -> float:
+        """Half the RTT: each direction's delay."""
         return self.rtt_ms / 2
 
     @property
     def impaired(self) -> bool:
+        """Whether the profile impairs the link at all."""
         return any((self.rtt_ms, self.jitter_ms, self.loss_pct, self.rate_mbit,
                     self.reorder_pct, self.duplicate_pct))
 
     def as_dict(self) -> dict[str, object]:
+        """The profile's fields."""
         return asdict(self)
 
     def validate(self) -> LinkProfile:
+        """The profile itself, or a UsageError listing what is out of range."""
         problems = []
         if not 0 <= self.rtt_ms <= 10_000:
             problems.append("rtt must be 0..10000 ms")
@@ -139,4 +143,5 @@ def resolve(name_or_spec: str, extra: dict[str, LinkProfile] | None = None) -> L
 
 
 def with_name(profile: LinkProfile, name: str) -> LinkProfile:
+    """``profile`` under another name."""
     return replace(profile, name=name)

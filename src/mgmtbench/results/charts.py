@@ -78,11 +78,13 @@ def lines(table: pd.DataFrame, out: Path, name: str, title: str, xlabel: str,
 
 
 def time_vs_commands(frame: pd.DataFrame, out: Path, profile: str) -> Path | None:
+    """Mean ms against commands per iteration at one profile, a line per client/mode."""
     return lines(by_commands(frame, profile), out, f"commands_{profile}",
                  f"{profile}: time against commands per iteration", "commands per iteration")
 
 
 def time_vs_rtt(frame: pd.DataFrame, out: Path, commands: int) -> Path | None:
+    """Mean ms against the measured RTT at one command count, a line per client/mode."""
     return lines(by_rtt(frame, commands), out, f"rtt_{commands}cmd",
                  f"{commands} commands: time against round-trip time", "measured RTT, ms")
 

@@ -9,6 +9,7 @@ from mgmtbench.errors import UsageError
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``mgmtbench report`` to the CLI's subcommands."""
     p = sub.add_parser("report", help="Markdown report with tables and charts from saved runs",
                        description="Write DIR/report.md and its PNG charts; with two or more "
                                    "runs, the last is compared with the one before it.")
@@ -35,6 +36,7 @@ def _positive(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Write the report; wrong input is a ``UsageError`` (one line, exit status 2)."""
     try:
         from mgmtbench.results.load import saved_runs
         from mgmtbench.results.report import write_report

@@ -1,38 +1,27 @@
-"""Fleet runners: each library driven at concurrency the way its users scale out, one module per
-library (:mod:`~mgmtbench.clients.fleet.base` has the interface and the phases).
+"""Fleet runners: each library driven at concurrency the way its users scale out, each in its
+library's package next to its adapter (:mod:`~mgmtbench.clients.fleet.base` has the interface and
+the phases; :mod:`~mgmtbench.clients.fleet.adapted` runs a single-session adapter in threads).
 
-``FLEET_RUNNERS`` maps a client name (the same names as the single-session adapters) to
-``module:Class``; modules are imported on demand. Runs happen in a worker process of their own
+``FLEET_RUNNERS`` maps each client name that has a runner (declared with ``fleet=`` in its
+package's ``CLIENTS``, see :mod:`~mgmtbench.clients.registry`) to its spec, in the clients' order;
+modules are imported on demand. Runs happen in a worker process of their own
 (:mod:`~mgmtbench.clients.fleet.worker`) so that CPU time and peak memory are the client's alone.
 """
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Mapping
 
 from mgmtbench.clients.fleet.base import PHASES, FleetRunner, SessionTimes
-from mgmtbench.errors import UsageError
+from mgmtbench.clients.registry import ClientSpec, clients, fleet_class
 
-FLEET_RUNNERS: dict[str, str] = {
-    "paramiko": "mgmtbench.clients.fleet.paramiko_fleet:ParamikoFleet",
-    "pssh-ssh2": "mgmtbench.clients.fleet.pssh_fleet:PsshSsh2Fleet",
-    "pssh-ssh": "mgmtbench.clients.fleet.pssh_fleet:PsshSshFleet",
-    "asyncssh": "mgmtbench.clients.fleet.asyncssh_fleet:AsyncsshFleet",
-    "openssh": "mgmtbench.clients.fleet.openssh_fleet:OpensshFleet",
-    "httpx-async": "mgmtbench.clients.fleet.httpx_fleet:HttpxFleet",
-    "netmiko": "mgmtbench.clients.fleet.netmiko_fleet:NetmikoFleet",
-    "scrapli-bin": "mgmtbench.clients.fleet.scrapli_fleet:ScrapliBinFleet",
-    "scrapli-ssh2": "mgmtbench.clients.fleet.scrapli_fleet:ScrapliSsh2Fleet",
-}
+FLEET_RUNNERS: Mapping[str, ClientSpec] = {
+    name: spec for name, spec in clients().items() if spec.fleet is not None}
 
 __all__ = ["FLEET_RUNNERS", "PHASES", "FleetRunner", "SessionTimes", "fleet_runner"]
 
 
 def fleet_runner(name: str) -> type[FleetRunner]:
-    """The fleet runner class for client ``name``."""
-    if name not in FLEET_RUNNERS:
-        raise UsageError(f"no fleet runner for client {name!r}: choose one of "
-                         f"{', '.join(FLEET_RUNNERS)}")
-    module, _, cls = FLEET_RUNNERS[name].partition(":")
-    found: type[FleetRunner] = getattr(importlib.import_module(module), cls)
-    return found
+    """The fleet runner class for client ``name`` (:class:`~mgmtbench.errors.UsageError` if it
+    has none)."""
+    return fleet_class(name)

@@ -11,17 +11,20 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from mgmtbench.clients.base import Client, Target
+from mgmtbench.clients.base import Client
 from mgmtbench.clients.fleet.base import Laps, SessionTimes, ThreadedRunner
+from mgmtbench.targets import Target
 
 
 class AdaptedFleet(ThreadedRunner):
+    """A fleet runner that runs a single-session adapter per device in a thread pool."""
     adapter: ClassVar[type[Client]]
     #: The adapter's mode that keeps one session across commands.
     mode: ClassVar[str]
     merged: ClassVar[dict[str, str]] = {"finish": "connect_exec", "read_output": "exec_again"}
 
     def session(self, target: Target, command: str, times: SessionTimes) -> None:
+        """One session's phases, timed into ``times``."""
         client = self.adapter(target, self.mode)
         laps = Laps(times)
         try:

@@ -50,12 +50,14 @@ class SessionTimes:
     error: str | None = None
 
     def record(self, *outputs: bytes | str) -> None:
+        """Add the digest and size of each output."""
         for out in outputs:
             data = out.encode("ascii", "replace") if isinstance(out, str) else out
             self.digests.append(hashlib.sha256(data).hexdigest())
             self.output_bytes += len(data)
 
     def as_dict(self) -> dict[str, Any]:
+        """The times as a JSON-ready dict."""
         return asdict(self)
 
 
@@ -67,6 +69,7 @@ class Laps:
         self._last = time.perf_counter()
 
     def lap(self, phase: str) -> None:
+        """Store the time since the previous lap as ``phase``."""
         now = time.perf_counter()
         setattr(self.times, phase, now - self._last)
         self._last = now
@@ -94,10 +97,12 @@ class FleetRunner(ABC):
 
     @classmethod
     def missing(cls) -> str | None:
+        """An install hint if the client cannot run here, else None."""
         return cls.adapter.missing()
 
     @classmethod
     def versions(cls) -> dict[str, str]:
+        """Versions of what this client drives (for the results)."""
         return cls.adapter.versions()
 
     @abstractmethod
@@ -126,6 +131,7 @@ class AsyncRunner(FleetRunner):
         self._loop = asyncio.new_event_loop()
 
     def run(self, targets: list[Target], command: str) -> list[SessionTimes]:
+        """One iteration: the commands' outputs, concatenated in order."""
         async def fleet() -> list[SessionTimes]:
             return list(await asyncio.gather(
                 *(guarded_async(self.session, t, command) for t in targets)))
@@ -137,6 +143,7 @@ class AsyncRunner(FleetRunner):
         """One session's phases, timed into ``times``."""
 
     def close(self) -> None:
+        """Release what the runner keeps between runs."""
         self._loop.close()
 
 
@@ -145,6 +152,7 @@ class ThreadedRunner(FleetRunner):
     Netmiko and Scrapli's sync drivers scale out)."""
 
     def run(self, targets: list[Target], command: str) -> list[SessionTimes]:
+        """One iteration: the commands' outputs, concatenated in order."""
         with ThreadPoolExecutor(max_workers=len(targets), thread_name_prefix=self.name) as pool:
             return list(pool.map(lambda t: guarded(self.session, t, command), targets))
 
@@ -154,6 +162,7 @@ class ThreadedRunner(FleetRunner):
 
 
 def guarded(session: Any, target: Target, command: str) -> SessionTimes:
+    """Run one session; a failure becomes the session's ``error``, never an exception."""
     times = SessionTimes()
     try:
         session(target, command, times)
@@ -165,6 +174,7 @@ def guarded(session: Any, target: Target, command: str) -> SessionTimes:
 
 
 async def guarded_async(session: Any, target: Target, command: str) -> SessionTimes:
+    """Run one asyncio session; a failure becomes the session's ``error``."""
     times = SessionTimes()
     try:
         await session(target, command, times)

@@ -28,10 +28,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import IO, Any
 
-from mgmtbench.clients.base import Target
 from mgmtbench.clients.fleet import fleet_runner
 from mgmtbench.clients.fleet.base import FleetRunner
 from mgmtbench.errors import MgmtbenchError
+from mgmtbench.targets import Auth, SshAlgorithms, Target
 
 PR_SET_CHILD_SUBREAPER = 36
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -98,14 +98,32 @@ class FleetWorker:
         self.close()
 
 
+_PATHS = ("ca_file", "known_hosts", "key_file", "agent_socket")
+
+
 def _target_dict(target: Target) -> dict[str, Any]:
-    return {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(target).items()}
+    """``target`` as JSON values: paths as strings, ``auth`` as its value, algorithm tuples as
+    lists (:func:`_target` reverses it)."""
+    out: dict[str, Any] = {}
+    for key, value in asdict(target).items():
+        if isinstance(value, Path):
+            value = str(value)
+        elif isinstance(value, Auth):
+            value = value.value
+        elif key == "algorithms":
+            value = {name: list(names) for name, names in value.items()}
+        out[key] = value
+    return out
 
 
 def _target(spec: dict[str, Any]) -> Target:
-    paths = ("ca_file", "known_hosts", "key_file")
-    fields: dict[str, Any] = {k: (Path(v) if k in paths and v is not None else v)
+    fields: dict[str, Any] = {k: (Path(v) if k in _PATHS and v is not None else v)
                               for k, v in spec.items()}
+    if "auth" in fields:
+        fields["auth"] = Auth(fields["auth"])
+    if "algorithms" in fields:
+        fields["algorithms"] = SshAlgorithms(
+            **{name: tuple(names) for name, names in fields["algorithms"].items()})
     return Target(**fields)
 
 
@@ -173,6 +191,7 @@ def _cpu() -> tuple[float, float]:
 
 
 def run_job(runner: FleetRunner, job: dict[str, Any]) -> dict[str, Any]:
+    """One fleet run in the worker: the runner's sessions, checked outputs, CPU and memory."""
     targets = [_target(t) for t in job["targets"]]
     expected: list[str] = job["expected"]
     with contextlib.suppress(OSError):  # reset the high-water mark (Linux >= 4.0)
@@ -200,6 +219,7 @@ def run_job(runner: FleetRunner, job: dict[str, Any]) -> dict[str, Any]:
 
 
 def main() -> None:
+    """The worker process: load the runner, say ready, answer one JSON line per job."""
     proto: IO[str] = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # anything a library prints goes to stderr, not into the protocol
     sys.stdout = sys.stderr

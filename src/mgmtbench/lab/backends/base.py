@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from mgmtbench.lab.profiles import LinkProfile
 
@@ -51,5 +51,7 @@ class LinkBackend(ABC):
         """Processes the backend runs (recorded so a later run can clean up after a SIGKILL)."""
         return []
 
-    def describe(self) -> dict[str, object]:
-        return {"backend": self.name}
+    def stats(self) -> dict[str, Any] | None:
+        """The backend's own tally of the link's traffic, if it keeps one (None: it keeps none;
+        the kernel's interface counters are :meth:`mgmtbench.lab.Lab.counters`)."""
+        return None

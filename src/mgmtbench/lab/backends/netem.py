@@ -21,14 +21,17 @@ NETEM_LIMIT = 100_000  # packets held per direction (netem's default 1000 drops 
 
 
 class NetemBackend(VethLink):
+    """tc netem on both ends of a veth pair."""
     name = "netem"
     supports = frozenset({"jitter", "loss", "rate", "reorder", "duplicate"})
 
     @classmethod
     def unavailable(cls) -> str | None:
+        """Why netem cannot run here (a probe on a throwaway veth pair), None if it can."""
         return _probe()
 
     def impair(self) -> None:
+        """Add netem to both ends, half the RTT each."""
         profile = self.profile
         if profile.jitter_ms and profile.jitter_distribution != "uniform":
             raise UsageError(f"the netem backend (through pyroute2) only has uniform jitter; set "

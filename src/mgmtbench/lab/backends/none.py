@@ -8,6 +8,7 @@ from mgmtbench.lab.profiles import LinkProfile
 
 
 class NoneBackend(VethLink):
+    """A plain veth pair: no impairment."""
     name = "none"
 
     def __init__(self, ends, profile: LinkProfile) -> None:  # type: ignore[no-untyped-def]

@@ -12,6 +12,9 @@ import os
 import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
+from typing import Any
 
 from mgmtbench.errors import UsageError
 from mgmtbench.lab.backends.base import LinkBackend
@@ -19,15 +22,18 @@ from mgmtbench.lab.state import STATE_ROOT
 
 
 class TunBackend(LinkBackend):
+    """The TUN delay line: a helper process delays every packet in both directions."""
     name = "tun"
     supports = frozenset({"jitter", "loss", "rate", "reorder", "duplicate"})
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._process: subprocess.Popen[str] | None = None
+        self._log: Path | None = None
 
     @classmethod
     def unavailable(cls) -> str | None:
+        """Why /dev/net/tun cannot be used here, None if it can."""
         if not os.path.exists("/dev/net/tun"):
             return "/dev/net/tun is missing (load the tun module)"
         if not os.access("/dev/net/tun", os.R_OK | os.W_OK):
@@ -35,6 +41,7 @@ class TunBackend(LinkBackend):
         return None
 
     def up(self) -> None:
+        """Start the delay line and wait until both TUN interfaces exist."""
         profile = self.profile
         spec = {
             "tun_a": self.ends.host_if,
@@ -50,7 +57,7 @@ class TunBackend(LinkBackend):
                 "rate_bps": profile.rate_mbit * 1e6,
             },
         }
-        log = STATE_ROOT / self.ends.lab_id / "delayline.log"
+        log = self._log = STATE_ROOT / self.ends.lab_id / "delayline.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         with log.open("wb") as err:
             self._process = subprocess.Popen(
@@ -64,6 +71,7 @@ class TunBackend(LinkBackend):
             raise UsageError(f"the delay line did not start: {lines[-1] if lines else 'no output'}")
 
     def down(self) -> None:
+        """Stop the delay line (its interfaces vanish with it)."""
         process, self._process = self._process, None
         if process is None:
             return
@@ -78,4 +86,25 @@ class TunBackend(LinkBackend):
             process.stdout.close()
 
     def pids(self) -> list[int]:
+        """The delay line's pid, while it runs."""
         return [self._process.pid] if self._process else []
+
+    def stats(self, timeout: float = 5) -> dict[str, Any]:
+        """The delay line's tally: per direction (``a_to_b``: benchmark -> devices, ``b_to_a``)
+        packets read, wire packets, bytes and drops since the start, and how late held packets
+        went out since the previous call (``late_p50_us``, ``late_p99_us``, ``late_max_us``);
+        also ``offload`` and ``priority``. Asked for with SIGUSR1; the answer is a JSON line in
+        the delay line's log."""
+        process, log = self._process, self._log
+        if process is None or log is None or process.poll() is not None:
+            raise UsageError("the delay line is not running")
+        seen = len(log.read_text().splitlines())
+        process.send_signal(signal.SIGUSR1)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            lines = log.read_text().splitlines()
+            if len(lines) > seen:
+                report: dict[str, Any] = json.loads(lines[-1])
+                return report
+            time.sleep(0.01)
+        raise UsageError(f"the delay line did not report its counts within {timeout:.0f} s")

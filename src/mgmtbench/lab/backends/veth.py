@@ -11,10 +11,14 @@ from mgmtbench.lab.backends.base import LinkBackend
 class VethLink(LinkBackend):
     """Creates ``host_if`` <-> ``dev_if`` with ``dev_if`` moved into the device namespace."""
 
+    _made = False  # set once the pair exists: down() never deletes an interface it did not make
+
     def up(self) -> None:
+        """Create the pair, move ``dev_if`` into the namespace, apply the profile."""
         ends = self.ends
         with IPRoute() as ipr:
             ipr.link("add", ifname=ends.host_if, kind="veth", peer=ends.dev_if)
+            self._made = True
             index = ipr.link_lookup(ifname=ends.dev_if)[0]
             ipr.link("set", index=index, net_ns_fd=ends.netns)
         self.impair()
@@ -23,7 +27,11 @@ class VethLink(LinkBackend):
         """Apply the profile (nothing for a plain veth)."""
 
     def down(self) -> None:
+        """Delete the pair if this link made it."""
         # Deleting the host end deletes its peer; deleting the namespace would too.
+        if not self._made:
+            return
+        self._made = False
         with IPRoute() as ipr:
             found = ipr.link_lookup(ifname=self.ends.host_if)
             if found:

@@ -4,17 +4,20 @@ A lab makes its namespace and the impaired link (a link backend), then hands a r
 :class:`RuntimeContext`: the runtime serves every device on its address so that the lab's
 namespace routes to it. The link stays the one between the benchmark and the lab's namespace, so
 every link backend works with every runtime. One module per runtime; :mod:`.runtimes` picks one by
-name.
+name, and :mod:`mgmtbench.lab.cleanup` asks each one to :meth:`~DeviceRuntime.sweep` up after
+labs that died.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from mgmtbench.emulator.options import Credentials
+from mgmtbench.emulator.options import Credentials, SshServerOptions
+from mgmtbench.lab.facts import RuntimeFacts
 from mgmtbench.lab.state import LabState
 
 
@@ -40,9 +43,12 @@ class RuntimeContext:
     credentials: Credentials
     ssh_port: int
     https_port: int
+    # Algorithms, host key type and login methods of every device's SSH server.
+    ssh: SshServerOptions = field(default_factory=SshServerOptions)
 
     @property
     def netns(self) -> str:
+        """The lab's namespace."""
         return self.state.netns
 
 
@@ -100,5 +106,15 @@ class DeviceRuntime(ABC):
         impaired link: the lab namespace's own link address unless the runtime says otherwise."""
         return context.lab_ip
 
-    def describe(self) -> dict[str, object]:
-        return {"runtime": self.name}
+    def facts(self) -> RuntimeFacts:
+        """What a lab's facts record about this runtime."""
+        return RuntimeFacts(self.name)
+
+    @classmethod
+    def sweep(cls, dead: Sequence[LabState], live: set[str], everything: bool = False) -> list[str]:
+        """Remove what this runtime left behind for labs that are gone: what the ``dead`` labs'
+        states record, and what it can tell is a lab's but that no ``live`` lab (any lab, with
+        ``everything``) owns, such as containers of a lab that died while starting. The lab's
+        processes, interface and namespace are not the runtime's to remove. Return descriptions
+        of what was found beyond the states' records (``container NAME``)."""
+        return []

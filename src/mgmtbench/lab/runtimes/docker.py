@@ -8,7 +8,7 @@ lab's namespace, so every link backend works unchanged.
 
 Containers are named ``mgmtbench-<lab id>-<n>`` and labelled ``mgmtbench.lab=<lab id>``; their
 names go into the lab's state before they start, so a later run removes them after a SIGKILL
-(:func:`remove_containers`, :func:`sweep`). Nothing else in Docker is touched.
+(:func:`remove_containers`, :meth:`DockerRuntime.sweep`). Nothing else in Docker is touched.
 
 Each device keeps its own CA and host key in its folder under the lab's (bind-mounted as the
 emulator's ``--state-dir``); the lab's CA file and known_hosts are those of every device together.
@@ -21,12 +21,16 @@ import os
 import shutil
 import subprocess
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from mgmtbench.errors import UsageError
+from mgmtbench.lab.facts import RuntimeFacts
 from mgmtbench.lab.netns import run_in
+from mgmtbench.lab.procfs import process_exists
 from mgmtbench.lab.runtimes.base import DeviceRuntime, DeviceSpec, RuntimeContext, RuntimeOptions
+from mgmtbench.lab.state import LabState
 
 DEFAULT_IMAGE = "mgmtbench-device:latest"
 LABEL = "mgmtbench.lab"
@@ -58,6 +62,7 @@ def docker(*args: str, timeout: float = 120) -> str:
 
 
 class DockerRuntime(DeviceRuntime):
+    """One container per device, wired into the lab's namespace."""
     name = "docker"
 
     def __init__(self, image: str = DEFAULT_IMAGE, ready_timeout: float = 60) -> None:
@@ -69,6 +74,7 @@ class DockerRuntime(DeviceRuntime):
 
     @classmethod
     def from_options(cls, options: RuntimeOptions) -> DockerRuntime:
+        """The runtime for ``options.image``; refuses emulator processes."""
         if options.processes != 1:
             raise UsageError("emulator processes apply to the netns runtime: the docker runtime "
                              "runs one container per device")
@@ -76,6 +82,7 @@ class DockerRuntime(DeviceRuntime):
 
     @classmethod
     def unavailable(cls) -> str | None:
+        """Why docker cannot run here (no CLI, no daemon), None if it can."""
         if shutil.which("docker") is None:
             return ("the docker CLI is not installed (apt-get install docker.io, or Docker Engine "
                     "from docs.docker.com)")
@@ -89,6 +96,7 @@ class DockerRuntime(DeviceRuntime):
     # --- DeviceRuntime ----------------------------------------------------------------------
 
     def start(self, context: RuntimeContext) -> None:
+        """Run and wire one container per device; return when all answer."""
         self._folder = context.folder
         try:
             docker("image", "inspect", "--format", "{{.Id}}", self.image, timeout=30)
@@ -118,26 +126,38 @@ class DockerRuntime(DeviceRuntime):
         self.known_hosts.write_bytes(b"".join((f / "known_hosts").read_bytes() for f in folders))
 
     def stop(self) -> None:
+        """Remove the lab's containers."""
         if self._names:
             remove_containers(self._names)
             self._names = []
             self._pids = []
 
     def device_pids(self) -> list[int]:
-        return [pid for pid in self._pids if Path(f"/proc/{pid}").exists()]
+        """The containers' main processes that still run."""
+        return [pid for pid in self._pids if process_exists(pid)]
 
     @property
     def ca_file(self) -> Path:
+        """Every device's CA certificate in one PEM file."""
         assert self._folder is not None, "the runtime is not started"
         return self._folder / "ca-bundle.pem"
 
     @property
     def known_hosts(self) -> Path:
+        """Every device's host key in one known_hosts file."""
         assert self._folder is not None, "the runtime is not started"
         return self._folder / "known_hosts"
 
-    def describe(self) -> dict[str, object]:
-        return {"runtime": self.name, "image": self.image}
+    def facts(self) -> RuntimeFacts:
+        """The runtime and its image."""
+        return RuntimeFacts(self.name, image=self.image)
+
+    @classmethod
+    def sweep(cls, dead: Sequence[LabState], live: set[str], everything: bool = False) -> list[str]:
+        """The dead labs' recorded containers, then any labelled container of a lab not in
+        ``live`` (one that died while starting); silent when no daemon is reachable."""
+        remove_containers([name for state in dead for name in state.containers])
+        return [f"container {name}" for name in sweep_labelled(live, everything)]
 
     # --- internals --------------------------------------------------------------------------
 
@@ -151,6 +171,7 @@ class DockerRuntime(DeviceRuntime):
             "MGMTBENCH_SSH_PORT": str(context.ssh_port),
             "MGMTBENCH_HTTPS_PORT": str(context.https_port),
             "MGMTBENCH_STATE_DIR": STATE_IN_CONTAINER,
+            **context.ssh.environment(),  # algorithms, host key and login methods
         }
         mounts = ["-v", f"{folder}:{STATE_IN_CONTAINER}"]
         if creds.authorized_keys is not None:
@@ -212,7 +233,7 @@ def daemon_reachable() -> bool:
     return True
 
 
-def sweep(live_labs: set[str], everything: bool = False) -> list[str]:
+def sweep_labelled(live_labs: set[str], everything: bool = False) -> list[str]:
     """Remove containers labelled by mgmtbench whose lab is not running (all with
     ``everything``); return their names. Silent when no daemon is reachable."""
     if not daemon_reachable():

@@ -15,11 +15,13 @@ import time
 from pathlib import Path
 
 from mgmtbench.errors import UsageError
+from mgmtbench.lab.facts import RuntimeFacts
 from mgmtbench.lab.runtimes.base import DeviceRuntime, DeviceSpec, RuntimeContext, RuntimeOptions
 from mgmtbench.lab.state import LabState
 
 
 class NetnsRuntime(DeviceRuntime):
+    """Emulator processes in the lab's namespace serve every device on its loopback."""
     name = "netns"
     devices_in_lab_namespace = True
 
@@ -31,11 +33,13 @@ class NetnsRuntime(DeviceRuntime):
 
     @classmethod
     def from_options(cls, options: RuntimeOptions) -> NetnsRuntime:
+        """The runtime with ``options.processes`` emulator processes."""
         if options.processes < 1:
             raise UsageError(f"emulator processes: at least 1, not {options.processes}")
         return cls(options.processes)
 
     def start(self, context: RuntimeContext) -> None:
+        """Start the emulator processes, one shard of the devices each."""
         self._folder = context.folder
         shards = _shards(list(context.devices), self.processes)
         for index, shard in enumerate(shards):
@@ -52,14 +56,17 @@ class NetnsRuntime(DeviceRuntime):
                                                   for f in self._folders))
 
     def stop(self) -> None:
+        """Stop the emulator processes."""
         stop_processes(self._started)
         self._started = []
 
     def device_pids(self) -> list[int]:
+        """The emulator processes that still run."""
         return [p.pid for p in self._started if p.poll() is None]
 
     @property
     def ca_file(self) -> Path:
+        """The CA file (every process's CA together when there are several)."""
         assert self._folder is not None, "the runtime is not started"
         if len(self._folders) == 1:
             return self._folders[0] / "tls" / "ca.pem"
@@ -67,17 +74,20 @@ class NetnsRuntime(DeviceRuntime):
 
     @property
     def known_hosts(self) -> Path:
+        """The known_hosts file (every process's host key when there are several)."""
         assert self._folder is not None, "the runtime is not started"
         if len(self._folders) == 1:
             return self._folders[0] / "known_hosts"
         return self._folder / "known_hosts"
 
     def echo_address(self, context: RuntimeContext) -> str:
+        """The first device's address: the devices live in the lab's namespace."""
         # The devices' namespace is the lab's: the echo shares the first device's address.
         return context.devices[0].address
 
-    def describe(self) -> dict[str, object]:
-        return {"runtime": self.name, "emulator_processes": len(self._started) or self.processes}
+    def facts(self) -> RuntimeFacts:
+        """The runtime and its number of emulator processes."""
+        return RuntimeFacts(self.name, emulator_processes=len(self._started) or self.processes)
 
 
 def _shards(devices: list[DeviceSpec], count: int) -> list[list[DeviceSpec]]:
@@ -103,6 +113,8 @@ def _serve_argv(context: RuntimeContext, devices: list[DeviceSpec], folder: Path
             "--state-dir", str(folder)]
     if creds.authorized_keys is not None:
         argv += ["--authorized-keys", str(creds.authorized_keys)]
+    for flag, value in context.ssh.flags().items():
+        argv += [flag, value]
     return argv
 
 

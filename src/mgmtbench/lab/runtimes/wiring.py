@@ -14,25 +14,22 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from pyroute2 import IPRoute
 
 from mgmtbench.lab.netns import link_index, setns_path
+from mgmtbench.lab.procfs import disable_ipv6, netns_of, write_sysctl
 
 LINK_SCOPE = 253  # RT_SCOPE_LINK: a direct route, so the gateway behind it is reachable
 
 
-def _sysctl(name: str, value: str) -> None:
-    Path("/proc/sys", *name.split(".")).write_text(value)
-
-
 def wire(spec: dict[str, Any]) -> None:
+    """Wire every device container of ``spec`` into this namespace."""
     lab_ip = spec["lab_ip"]
     devices = spec["devices"]
-    _sysctl("net.ipv6.conf.default.disable_ipv6", "1")
-    _sysctl("net.ipv4.ip_forward", "1")
+    disable_ipv6("default")
+    write_sysctl("net.ipv4.ip_forward", "1")
     with IPRoute() as ipr:
         for i, device in enumerate(devices):
             peer = f"mgbpeer{i}"
@@ -43,9 +40,9 @@ def wire(spec: dict[str, Any]) -> None:
             ipr.link("set", index=index, state="up")
             ipr.route("add", dst=f"{device['address']}/32", oif=index, scope=LINK_SCOPE)
     for i, device in enumerate(devices):
-        setns_path(Path(f"/proc/{device['pid']}/ns/net"))  # this process moves on, for good
-        _sysctl("net.ipv6.conf.all.disable_ipv6", "1")
-        _sysctl("net.ipv6.conf.default.disable_ipv6", "1")
+        setns_path(netns_of(device["pid"]))  # this process moves on, for good
+        disable_ipv6("all")
+        disable_ipv6("default")
         with IPRoute() as ipr:
             lo, index = link_index(ipr, "lo"), link_index(ipr, f"mgbpeer{i}")
             ipr.link("set", index=lo, state="up")
@@ -57,6 +54,7 @@ def wire(spec: dict[str, Any]) -> None:
 
 
 def main() -> None:
+    """``python -m mgmtbench.lab.runtimes.wiring SPEC_JSON``."""
     wire(json.loads(sys.argv[1]))
 
 

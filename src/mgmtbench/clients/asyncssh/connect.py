@@ -1,0 +1,78 @@
+"""``asyncssh.connect`` options for a target, shared by the adapter and the fleet runner.
+
+Login follows ``target.auth``: the password only (``client_keys=None, agent_path=None``, as
+before); the private key in ``target.key_file`` (``client_keys=[key_file]``, no agent, no
+password); or the agent at ``target.agent_socket`` (``agent_path``; asyncssh then also offers its
+default key files, ``~/.ssh/id_*``, as OpenSSH does). ``target.algorithms`` become ``kex_algs``,
+``encryption_algs``, ``mac_algs`` and ``server_host_key_algs``, in the order given; empty lists keep
+asyncssh's defaults. Names asyncssh does not support are refused up front (:func:`check`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import asyncssh
+from asyncssh.encryption import get_encryption_algs
+from asyncssh.kex import get_kex_algs
+from asyncssh.mac import get_mac_algs
+from asyncssh.public_key import get_certificate_algs, get_public_key_algs
+
+from mgmtbench.errors import (
+    AuthenticationFailed,
+    ClientError,
+    ClientTimeout,
+    ConnectionFailed,
+    UsageError,
+)
+from mgmtbench.targets import Auth, Target
+
+ERRORS = {
+    asyncssh.Error: ClientError,
+    asyncssh.PermissionDenied: AuthenticationFailed,
+    asyncssh.ConnectionLost: ConnectionFailed,
+    asyncssh.DisconnectError: ConnectionFailed,
+    asyncssh.KeyImportError: AuthenticationFailed,
+    OSError: ConnectionFailed,
+    EOFError: ConnectionFailed,
+    TimeoutError: ClientTimeout,  # also asyncio.TimeoutError
+}
+
+#: SshAlgorithms field -> (connect option, the names asyncssh supports).
+_OPTIONS = {
+    "kex": ("kex_algs", get_kex_algs),
+    "ciphers": ("encryption_algs", get_encryption_algs),
+    "macs": ("mac_algs", get_mac_algs),
+    "host_key": ("server_host_key_algs", lambda: get_public_key_algs() + get_certificate_algs()),
+}
+
+
+def check(target: Target) -> None:
+    """:class:`UsageError` for a choice asyncssh cannot make."""
+    for field, (_, supported) in _OPTIONS.items():
+        known = [name.decode() for name in supported()]
+        unknown = [name for name in getattr(target.algorithms, field) if name not in known]
+        if unknown:
+            raise UsageError(f"asyncssh does not support the {field} algorithm(s) "
+                             f"{', '.join(unknown)}: choose from {', '.join(known)}")
+    if target.auth is Auth.KEY and target.key_file is None:
+        raise UsageError("asyncssh: auth 'key' needs a target key_file")
+    if target.auth is Auth.AGENT and target.agent_socket is None:
+        raise UsageError("asyncssh: auth 'agent' needs a target agent_socket")
+
+
+def connect_options(target: Target, known_hosts: Any) -> dict[str, Any]:
+    """Keyword arguments of ``asyncssh.connect`` for ``target`` (``known_hosts`` as asyncssh
+    takes it: a path, a parsed ``SSHKnownHosts``, or None for no check)."""
+    options: dict[str, Any] = {"host": target.host, "port": target.ssh_port,
+                               "username": target.username, "known_hosts": known_hosts}
+    if target.auth is Auth.PASSWORD:
+        options.update(password=target.password, client_keys=None, agent_path=None)
+    elif target.auth is Auth.KEY:
+        options.update(client_keys=[str(target.key_file)], agent_path=None, password=None)
+    else:
+        options.update(agent_path=str(target.agent_socket), password=None)
+    for field, (option, _) in _OPTIONS.items():
+        if chosen := getattr(target.algorithms, field):
+            options[option] = list(chosen)
+    return options

@@ -1,0 +1,315 @@
+"""httpx: the device's HTTPS API (``GET /admin/exec/...``, ``POST /admin/config``), sync and asyncio.
+
+Two adapters:
+
+- ``httpx`` (:class:`httpx.Client`): ``fresh-conn``, ``keep-alive``, ``batch-post``, ``multi-cmd``
+  and ``tls-resume``, all over HTTP/1.1.
+- ``httpx-async`` (:class:`httpx.AsyncClient`): ``fresh-conn``, ``keep-alive`` (HTTP/1.1) and
+  ``h2-multiplex`` (HTTP/2).
+
+What one iteration (``run``) does in each mode:
+
+- ``fresh-conn``: a new client, so a new TCP connection and a full TLS handshake; one ``GET`` per
+  command, one after the other on that connection; the client is closed.
+- ``keep-alive``: the client and its connection are made in ``setup`` (an untimed ``GET
+  /admin/exec/show+clock`` opens the connection and checks the credentials); one ``GET`` per
+  command on the kept connection.
+- ``batch-post``: a new connection (as in ``fresh-conn``) and ONE request: ``POST /admin/config``
+  with the commands as a newline-separated body (the device answers ``show`` lines in
+  configuration mode).
+- ``multi-cmd``: a new connection and ONE request: ``GET /admin/exec/<cmd1>/<cmd2>/...``.
+- ``tls-resume``: a new client and TCP connection, as in ``fresh-conn``, but the TLS 1.3 handshake
+  resumes the session (ticket) saved from the previous connection. ``setup`` makes one untimed
+  connection to get the first ticket, so every timed iteration resumes.
+- ``h2-multiplex`` (async): an HTTP/2 client whose one connection is made in ``setup`` (untimed
+  ``GET``); per iteration every command's ``GET`` is sent concurrently (``asyncio.gather``) as
+  streams of that one connection.
+
+Connection policy, decided once for all modes: only ``keep-alive`` and ``h2-multiplex`` (the modes
+in :data:`~mgmtbench.clients.base.REUSING_MODES`) connect in ``setup``. ``batch-post``,
+``multi-cmd`` and ``tls-resume`` pay for a new connection in every iteration, like
+``fresh-conn``, so each compares to ``fresh-conn`` and shows what one request per iteration (or a
+resumed handshake) saves over one connection with a request per command.
+
+TLS: the device's certificate is verified against ``target.ca_file``
+(``ssl.create_default_context(cafile=...)``). The ``SSLContext`` is made once per adapter, outside
+the timed part; it is configuration, and it carries no session between connections unless
+``tls-resume`` asks for it: the OpenSSL client never resumes on its own.
+
+``tls-resume`` and httpx: neither httpx nor httpcore has a session-reuse option. httpcore opens TLS
+with ``ssl_context.wrap_socket(sock, server_hostname=...)``, so the adapter passes a context
+(:class:`_ResumingContext`, configured exactly like ``create_default_context(cafile=...)``) whose
+``wrap_socket`` offers the saved session. Everything else is stock httpx: the same client, pool
+and request path as ``fresh-conn``. After each iteration the adapter reads the connection's
+``ssl_object`` (httpx's ``network_stream`` response extension): if ``session_reused`` is False
+the iteration fails with :class:`ClientError` (a ``tls-resume`` that did not resume would time the
+wrong thing); otherwise its newest session is saved for the next connection.
+
+``h2-multiplex`` is checked the same way: every response must be ``HTTP/2`` and come over the same
+network stream, else :class:`ClientError`.
+
+The HTTPS API logs in with the password (HTTP basic auth) whatever ``target.auth`` says, and
+``target.algorithms`` are SSH choices: neither applies to these clients, so neither is refused.
+
+Commands go in the URL path with spaces as ``+`` and ``/`` as ``%2F`` (``quote_plus(c,
+safe="")``). Environment proxies, ``.netrc`` and ``SSL_CERT_FILE`` are ignored
+(``trust_env=False``). Any status but 200 is a :class:`ClientError`; 401 (a wrong password) is
+:class:`AuthenticationFailed`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import ssl
+from typing import Any, ClassVar
+from urllib.parse import quote_plus
+
+from mgmtbench.clients.base import AsyncClient, Client, Transport
+from mgmtbench.clients.translate import ErrorMap, Translator, translate_errors
+from mgmtbench.errors import AuthenticationFailed, ClientError, ClientTimeout, ConnectionFailed
+from mgmtbench.targets import Target
+
+try:
+    import httpx
+except ImportError:  # reported by Client.missing()
+    httpx = None  # type: ignore[assignment]
+
+EXEC = "/admin/exec/"
+CONFIG = "/admin/config"
+#: The untimed request that opens a kept connection in ``setup`` (and checks the credentials).
+WARMUP = "show clock"
+TIMEOUT = 30.0
+
+ERRORS: ErrorMap = {OSError: ConnectionFailed, ssl.SSLError: ConnectionFailed}
+if httpx is not None:
+    ERRORS = {
+        **ERRORS,
+        httpx.HTTPError: ClientError,
+        httpx.InvalidURL: ClientError,
+        httpx.StreamError: ClientError,
+        httpx.NetworkError: ConnectionFailed,
+        httpx.RemoteProtocolError: ConnectionFailed,
+        httpx.TimeoutException: ClientTimeout,
+    }
+
+
+class _ResumingContext(ssl.SSLContext):
+    """A client context that offers ``resume_with`` (a saved TLS session) on every new connection.
+
+    Made like ``ssl.create_default_context(cafile=...)``; see :func:`_resuming_context`.
+    """
+
+    resume_with: ssl.SSLSession | None = None
+
+    def wrap_socket(self, sock: socket.socket, server_side: bool = False,
+                    do_handshake_on_connect: bool = True, suppress_ragged_eofs: bool = True,
+                    server_hostname: str | bytes | None = None,
+                    session: ssl.SSLSession | None = None) -> ssl.SSLSocket:
+        return super().wrap_socket(
+            sock, server_side=server_side, do_handshake_on_connect=do_handshake_on_connect,
+            suppress_ragged_eofs=suppress_ragged_eofs, server_hostname=server_hostname,
+            session=session if session is not None else self.resume_with)
+
+
+def _verify_context(target: Target) -> ssl.SSLContext:
+    return ssl.create_default_context(cafile=_ca_file(target))
+
+
+def _resuming_context(target: Target) -> _ResumingContext:
+    # What ssl.create_default_context(Purpose.SERVER_AUTH, cafile=...) does, in the subclass:
+    # PROTOCOL_TLS_CLIENT (certificate and hostname checks on), then the CA.
+    context = _ResumingContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.load_verify_locations(cafile=_ca_file(target))
+    return context
+
+
+def _ca_file(target: Target) -> str:
+    if target.ca_file is None:
+        raise ClientError("httpx: the target has no CA file to verify the device's certificate")
+    return str(target.ca_file)
+
+
+def base_url(target: Target) -> str:
+    """``https://host:port`` of the target's HTTPS API."""
+    host = f"[{target.host}]" if ":" in target.host else target.host
+    return f"https://{host}:{target.https_port}"
+
+
+def exec_path(commands: list[str]) -> str:
+    """``/admin/exec/<cmd>[/<cmd>...]``: spaces as ``+``, ``/`` (and the like) percent-encoded."""
+    return EXEC + "/".join(quote_plus(c, safe="") for c in commands)
+
+
+def body_of(response: httpx.Response) -> str:
+    """The response's body; a :class:`ClientError` for any status but 200 (401:
+    :class:`AuthenticationFailed`)."""
+    if response.status_code != 200:
+        error = AuthenticationFailed if response.status_code == 401 else ClientError
+        raise error(f"httpx: {response.request.method} {response.request.url.path} -> "
+                          f"{response.status_code} {response.text.strip()[:200]}")
+    return response.text
+
+
+def _ssl_object(response: httpx.Response) -> Any:
+    stream = response.extensions.get("network_stream")
+    found = stream.get_extra_info("ssl_object") if stream is not None else None
+    if found is None:
+        raise ClientError("httpx: no TLS object on the response's connection")
+    return found
+
+
+class _Https:
+    """What both adapters share: SSH options do not apply; one error translation."""
+
+    name: ClassVar[str]
+
+    @classmethod
+    def check(cls, target: Target) -> None:
+        """Nothing to refuse: the HTTPS API ignores the SSH login method and algorithms."""
+
+    def _translating(self) -> Translator:
+        return translate_errors(self.name, ERRORS)
+
+
+class HttpxClient(_Https, Client):
+    """httpx.Client over the HTTPS API."""
+    name = "httpx"
+    transport = Transport.HTTPS
+    modes = ("fresh-conn", "keep-alive", "batch-post", "multi-cmd", "tls-resume")
+    extra = "httpx"
+    needs = ("httpx",)
+
+    _client: Any = None
+    _context: ssl.SSLContext | None = None
+
+    def _new_client(self) -> httpx.Client:
+        assert self._context is not None
+        return httpx.Client(base_url=base_url(self.target), auth=self._auth(), verify=self._context,
+                            http1=True, http2=False, timeout=TIMEOUT, trust_env=False)
+
+    def _auth(self) -> tuple[str, str]:
+        return (self.target.username, self.target.password)
+
+    def setup(self) -> None:
+        """Untimed preparation: connect here for the modes that reuse a connection."""
+        with self._translating():
+            self._setup()
+
+    def _setup(self) -> None:
+        if self.mode == "tls-resume":
+            self._context = _resuming_context(self.target)
+            with self._new_client() as client:  # the first ticket, untimed
+                self._save_session(client.get(exec_path([WARMUP])), first=True)
+            return
+        self._context = _verify_context(self.target)
+        if self.mode == "keep-alive":
+            self._client = self._new_client()
+            body_of(self._client.get(exec_path([WARMUP])))
+
+    def run(self, commands: list[str]) -> str:
+        """One iteration: the commands' outputs, concatenated in order."""
+        with self._translating():
+            return self._run(commands)
+
+    def _run(self, commands: list[str]) -> str:
+        mode = self.mode
+        if mode == "keep-alive":
+            return "".join(body_of(self._client.get(exec_path([c]))) for c in commands)
+        with self._new_client() as client:
+            if mode == "batch-post":
+                return body_of(client.post(CONFIG, content="\n".join(commands).encode()))
+            if mode == "multi-cmd":
+                return body_of(client.get(exec_path(commands)))
+            responses = [client.get(exec_path([c])) for c in commands]
+            outputs = "".join(body_of(r) for r in responses)
+            if mode == "tls-resume" and responses:
+                self._save_session(responses[-1])
+            return outputs
+
+    def _save_session(self, response: httpx.Response, first: bool = False) -> None:
+        """Check that this connection resumed (unless it is the first), keep its newest session."""
+        body_of(response)
+        ssl_object = _ssl_object(response)
+        if not first and not ssl_object.session_reused:
+            raise ClientError("httpx: tls-resume: the TLS session was not resumed")
+        assert isinstance(self._context, _ResumingContext)
+        self._context.resume_with = ssl_object.session
+
+    def teardown(self) -> None:
+        """Close what ``setup`` or ``run`` left open."""
+        if self._client is not None:
+            with self._translating():
+                self._client.close()
+        self._client = None
+
+
+class HttpxAsyncClient(_Https, AsyncClient):
+    """httpx.AsyncClient over the HTTPS API."""
+    name = "httpx-async"
+    transport = Transport.HTTPS
+    modes = ("fresh-conn", "keep-alive", "h2-multiplex")
+    extra = "httpx"
+    needs = ("httpx", "h2")
+
+    _client: Any = None
+    _context: ssl.SSLContext | None = None
+
+    def _new_client(self, http2: bool = False) -> httpx.AsyncClient:
+        assert self._context is not None
+        # One connection at most: h2-multiplex must multiplex, not spread over a pool.
+        limits = httpx.Limits(max_connections=1) if http2 else httpx.Limits()
+        return httpx.AsyncClient(base_url=base_url(self.target),
+                                 auth=(self.target.username, self.target.password),
+                                 verify=self._context, http1=not http2, http2=http2,
+                                 limits=limits, timeout=TIMEOUT, trust_env=False)
+
+    async def setup(self) -> None:
+        """Untimed preparation: connect here for the modes that reuse a connection."""
+        async with self._translating():
+            await self._setup()
+
+    async def _setup(self) -> None:
+        self._context = _verify_context(self.target)
+        if self.mode in ("keep-alive", "h2-multiplex"):
+            self._client = self._new_client(http2=self.mode == "h2-multiplex")
+            response = await self._client.get(exec_path([WARMUP]))
+            body_of(response)
+            if self.mode == "h2-multiplex" and response.http_version != "HTTP/2":
+                raise ClientError(f"httpx: h2-multiplex: the device answered over "
+                                  f"{response.http_version}, not HTTP/2")
+
+    async def run(self, commands: list[str]) -> str:
+        """One iteration: the commands' outputs, concatenated in order."""
+        async with self._translating():
+            return await self._run(commands)
+
+    async def _run(self, commands: list[str]) -> str:
+        if self.mode == "keep-alive":
+            return "".join([body_of(await self._client.get(exec_path([c]))) for c in commands])
+        if self.mode == "h2-multiplex":
+            return await self._multiplex(commands)
+        async with self._new_client() as client:  # fresh-conn
+            return "".join([body_of(await client.get(exec_path([c]))) for c in commands])
+
+    async def _multiplex(self, commands: list[str]) -> str:
+        client = self._client
+        answers = await asyncio.gather(*(client.get(exec_path([c])) for c in commands),
+                                       return_exceptions=True)
+        responses = []
+        for answer in answers:
+            if isinstance(answer, BaseException):
+                raise answer
+            responses.append(answer)
+        streams = {id(r.extensions.get("network_stream")) for r in responses}
+        if len(streams) > 1 or any(r.http_version != "HTTP/2" for r in responses):
+            raise ClientError("httpx: h2-multiplex: the requests did not share one HTTP/2 "
+                              "connection")
+        return "".join(body_of(r) for r in responses)
+
+    async def teardown(self) -> None:
+        """Close what ``setup`` or ``run`` left open."""
+        if self._client is not None:
+            client, self._client = self._client, None
+            async with self._translating():
+                await client.aclose()

@@ -1,0 +1,173 @@
+"""Netmiko: its own PTY logic (prompt discovery, enable, paging off, command echo and prompt
+matching), which is what is benchmarked; the shared :mod:`mgmtbench.clients.pty` steps are not used.
+
+Modes:
+
+- ``pty-fresh``: per iteration ``ConnectHandler`` (SSH connect, login, session preparation),
+  ``enable``, one ``send_command`` per command, ``disconnect``.
+- ``pty-reuse``: ``ConnectHandler`` and ``enable`` in ``setup``; one ``send_command`` per command.
+
+The driver (``device_type``) is the platform's ``[clients] netmiko_device_type`` in
+``transcripts/<platform>/platform.toml``, with Netmiko's defaults (``fast_cli=True``). The device's
+host key is checked against ``target.known_hosts`` when there is one (``ssh_strict`` with that
+file as Netmiko's ``alt_key_file``, the system's known_hosts ignored).
+
+Login follows ``target.auth``: the password (no agent, no key files, as before) or the private key
+file (``use_keys=True, key_file=...``). Netmiko's agent support reads only ``SSH_AUTH_SOCK`` and it
+can only disable paramiko's algorithms, not choose them in order, so ``Auth.AGENT`` and algorithm
+choices are refused (:class:`~mgmtbench.errors.UsageError`).
+
+Output normalisation: ``send_command`` (default ``strip_command``/``strip_prompt``) returns a
+command's output without the echo line and without the prompt line, and the prompt line takes the
+newline that ended the output's last line with it. Everything else is kept exactly, leading blank
+lines included (IOS ``show ip ospf neighbor`` and ASA ``show version`` start with one). So the
+adapter appends that one ``"\\n"`` to every non-empty output, which gives back the device's bytes
+exactly (device outputs always end their last line with a newline). An empty output stays empty.
+The one case this cannot tell apart: an output made only of blank lines (``"\\n"`` comes back as
+``""``); no transcript is like that.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mgmtbench.clients.base import REUSING_MODES, Client, Transport
+from mgmtbench.clients.translate import ErrorMap, Translator, translate_errors
+from mgmtbench.emulator.transcripts import load_platform
+from mgmtbench.errors import (
+    AuthenticationFailed,
+    ClientError,
+    ClientTimeout,
+    ConnectionFailed,
+    UsageError,
+    WrongOutput,
+)
+from mgmtbench.targets import Auth, Target
+
+try:
+    import netmiko
+    import netmiko.exceptions
+    import paramiko
+except ImportError:  # reported by Client.missing()
+    netmiko = None  # type: ignore[assignment]
+    paramiko = None
+
+ERRORS: ErrorMap = {OSError: ConnectionFailed, EOFError: ConnectionFailed,
+                    TimeoutError: ClientTimeout,
+                    # Netmiko reports a refused enable (and other device answers it did not
+                    # expect) as ValueError.
+                    ValueError: ClientError}
+if netmiko is not None:
+    ERRORS = {
+        **ERRORS,
+        netmiko.exceptions.NetmikoBaseException: ClientError,
+        netmiko.exceptions.NetmikoAuthenticationException: AuthenticationFailed,
+        netmiko.exceptions.NetmikoTimeoutException: ClientTimeout,
+        paramiko.SSHException: ClientError,
+        paramiko.AuthenticationException: AuthenticationFailed,
+    }
+
+
+def _classify(exc: BaseException) -> type[ClientError] | None:
+    """Netmiko reports a refused TCP connection as a time-out: the cause says which it was."""
+    cause = exc.__cause__ or exc.__context__
+    if (netmiko is not None and isinstance(exc, netmiko.exceptions.NetmikoTimeoutException)
+            and isinstance(cause, OSError) and not isinstance(cause, TimeoutError)):
+        return ConnectionFailed
+    return None
+
+
+def device_type(platform: str) -> str:
+    """Netmiko's ``device_type`` for ``platform``, from its ``platform.toml``."""
+    found = load_platform(platform).style.clients.netmiko_device_type
+    if found is None:
+        raise UsageError(f"netmiko has no device type for platform {platform!r}: add "
+                         f"[clients] netmiko_device_type to its platform.toml")
+    return found
+
+
+class NetmikoClient(Client):
+    """Netmiko's ConnectHandler, PTY modes."""
+    name = "netmiko"
+    transport = Transport.SSH
+    modes = ("pty-fresh", "pty-reuse")
+    extra = "netmiko"
+    needs = ("netmiko",)
+
+    _conn: Any = None
+
+    @classmethod
+    def check(cls, target: Target) -> None:
+        """Refuse (:class:`~mgmtbench.errors.UsageError`) an auth method or algorithm choice this
+        library cannot honour."""
+        if target.auth is Auth.AGENT:
+            raise UsageError("netmiko cannot use the agent at a given socket (it reads only "
+                             "SSH_AUTH_SOCK): use auth 'password' or 'key'")
+        if target.auth is Auth.KEY and target.key_file is None:
+            raise UsageError("netmiko: auth 'key' needs a target key_file")
+        if not target.algorithms.is_default():
+            raise UsageError("netmiko cannot choose SSH algorithms (it can only disable "
+                             "paramiko's): leave the target's algorithms empty")
+        device_type(target.platform)
+
+    def _translating(self) -> Translator:
+        return translate_errors(self.name, ERRORS, classify=_classify)
+
+    def _connect(self) -> Any:
+        t = self.target
+        keys: dict[str, Any] = {"ssh_strict": False}
+        if t.known_hosts is not None:
+            keys = {"ssh_strict": True, "system_host_keys": False, "alt_host_keys": True,
+                    "alt_key_file": str(t.known_hosts)}
+        if t.auth is Auth.KEY:
+            login: dict[str, Any] = {"password": None, "use_keys": True,
+                                     "key_file": str(t.key_file)}
+        else:
+            login = {"password": t.password, "use_keys": False}
+        conn = netmiko.ConnectHandler(
+            device_type=device_type(t.platform), host=t.host, port=t.ssh_port,
+            username=t.username, secret=t.enable_secret, allow_agent=False, conn_timeout=30,
+            **login, **keys)
+        try:
+            conn.enable()
+        except BaseException:
+            conn.disconnect()
+            raise
+        return conn
+
+    def setup(self) -> None:
+        """Untimed preparation: connect here for the modes that reuse a connection."""
+        if self.mode in REUSING_MODES:
+            with self._translating():
+                self._conn = self._connect()
+
+    def run(self, commands: list[str]) -> str:
+        """One iteration: the commands' outputs, concatenated in order."""
+        with self._translating():
+            return self._run(commands)
+
+    def _run(self, commands: list[str]) -> str:
+        if self.mode == "pty-reuse":
+            return self._commands(self._conn, commands)
+        conn = self._connect()  # pty-fresh
+        try:
+            return self._commands(conn, commands)
+        finally:
+            conn.disconnect()
+
+    @staticmethod
+    def _commands(conn: Any, commands: list[str]) -> str:
+        outputs = []
+        for command in commands:
+            output = conn.send_command(command)
+            if not isinstance(output, str):
+                raise WrongOutput(f"netmiko: unexpected {type(output).__name__} for {command!r}")
+            outputs.append(output + "\n" if output else "")
+        return "".join(outputs)
+
+    def teardown(self) -> None:
+        """Close what ``setup`` or ``run`` left open."""
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            with self._translating():
+                conn.disconnect()

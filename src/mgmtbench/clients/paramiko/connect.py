@@ -1,0 +1,139 @@
+"""Connecting with paramiko, for the adapter and the fleet runner alike.
+
+Login follows ``target.auth``: the password (``look_for_keys=False, allow_agent=False``: no other
+method is tried, as before); the private key in ``target.key_file`` (``key_filename``); or the keys
+of the ssh-agent at ``target.agent_socket`` (paramiko's own agent only reads ``SSH_AUTH_SOCK``, so
+the adapter asks that agent for its keys and offers them in turn as ``pkey``).
+
+``target.algorithms`` become the transport's security options before the handshake
+(``Transport.get_security_options()``: ``kex``, ``ciphers``, ``digests``, ``key_types``), in the
+order given, through ``SSHClient.connect(transport_factory=...)``; names paramiko does not know are
+refused up front (:func:`check`). Empty lists keep paramiko's defaults.
+
+The host key is checked against ``target.known_hosts`` when given (``RejectPolicy``), else
+accepted (``AutoAddPolicy``).
+"""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+import paramiko
+from paramiko.agent import AgentSSH
+
+from mgmtbench.errors import (
+    AuthenticationFailed,
+    ClientError,
+    ClientTimeout,
+    ConnectionFailed,
+    UsageError,
+)
+from mgmtbench.targets import Auth, SshAlgorithms, Target
+
+ERRORS = {
+    paramiko.AuthenticationException: AuthenticationFailed,
+    paramiko.SSHException: ClientError,
+    paramiko.ssh_exception.NoValidConnectionsError: ConnectionFailed,
+    OSError: ConnectionFailed,
+    EOFError: ConnectionFailed,
+    TimeoutError: ClientTimeout,
+}
+
+#: SshAlgorithms field -> (security option, paramiko's table of known names).
+_OPTIONS = {
+    "kex": ("kex", paramiko.Transport._kex_info),
+    "ciphers": ("ciphers", paramiko.Transport._cipher_info),
+    "macs": ("digests", paramiko.Transport._mac_info),
+    "host_key": ("key_types", paramiko.Transport._key_info),
+}
+
+
+def check(target: Target) -> None:
+    """:class:`UsageError` for a choice paramiko cannot make."""
+    for field, (_, known) in _OPTIONS.items():
+        unknown = [name for name in getattr(target.algorithms, field) if name not in known]
+        if unknown:
+            raise UsageError(f"paramiko does not support the {field} algorithm(s) "
+                             f"{', '.join(unknown)}: choose from {', '.join(known)}")
+    if target.auth is Auth.KEY and target.key_file is None:
+        raise UsageError("paramiko: auth 'key' needs a target key_file")
+    if target.auth is Auth.AGENT and target.agent_socket is None:
+        raise UsageError("paramiko: auth 'agent' needs a target agent_socket")
+
+
+def _factory(algorithms: SshAlgorithms) -> Any:
+    if algorithms.is_default():
+        return None
+
+    def transport(sock: Any, disabled_algorithms: Any = None) -> paramiko.Transport:
+        made = paramiko.Transport(sock, disabled_algorithms=disabled_algorithms)
+        options = made.get_security_options()
+        for field, (option, _) in _OPTIONS.items():
+            if chosen := getattr(algorithms, field):
+                setattr(options, option, chosen)
+        return made
+
+    return transport
+
+
+def _agent(path: str) -> AgentSSH:
+    """A connection to the ssh-agent listening at ``path``."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(path)
+    except OSError:
+        sock.close()
+        raise
+    agent = AgentSSH()
+    agent._connect(sock)  # paramiko.Agent() would read SSH_AUTH_SOCK instead
+    return agent
+
+
+def connect(target: Target, timeout: float, **extra: Any) -> paramiko.SSHClient:
+    """A connected, authenticated client (closed again if logging in fails)."""
+    check(target)
+    client = paramiko.SSHClient()
+    try:
+        if target.known_hosts is not None:
+            client.load_host_keys(str(target.known_hosts))
+            client.set_missing_host_key_policy(paramiko.RejectPolicy())
+        else:
+            client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+        options: dict[str, Any] = {"look_for_keys": False, "allow_agent": False,
+                                   "timeout": timeout, **extra}
+        factory = _factory(target.algorithms)
+        if factory is not None:
+            options["transport_factory"] = factory
+        if target.auth is Auth.PASSWORD:
+            client.connect(target.host, port=target.ssh_port, username=target.username,
+                           password=target.password, **options)
+        elif target.auth is Auth.KEY:
+            client.connect(target.host, port=target.ssh_port, username=target.username,
+                           key_filename=str(target.key_file), **options)
+        else:
+            _connect_with_agent(client, target, options)
+    except BaseException:
+        client.close()
+        raise
+    return client
+
+
+def _connect_with_agent(client: paramiko.SSHClient, target: Target,
+                        options: dict[str, Any]) -> None:
+    assert target.agent_socket is not None
+    agent = _agent(str(target.agent_socket))
+    try:
+        keys = list(agent.get_keys())
+        if not keys:
+            raise AuthenticationFailed(f"paramiko: the agent at {target.agent_socket} has no keys")
+        for key in keys:
+            try:
+                client.connect(target.host, port=target.ssh_port, username=target.username,
+                               pkey=key, **options)
+                return
+            except paramiko.AuthenticationException:
+                if key is keys[-1]:
+                    raise
+    finally:
+        agent._close()

@@ -1,0 +1,98 @@
+"""What parallel-ssh's single-host adapters and its fleet runners share: login options, the
+refusal of what the library cannot do, error translation, and the leaked-descriptor fix."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from mgmtbench.clients.translate import ErrorMap, first_line
+from mgmtbench.errors import (
+    AuthenticationFailed,
+    ClientError,
+    ClientTimeout,
+    ConnectionFailed,
+    UsageError,
+)
+from mgmtbench.targets import Auth, Target
+
+
+def check(client: str, target: Target) -> None:
+    """:class:`UsageError` for what parallel-ssh cannot do."""
+    if target.auth is Auth.AGENT:
+        raise UsageError(f"{client} cannot use the agent at a given socket (parallel-ssh reads "
+                         "only SSH_AUTH_SOCK): use auth 'password' or 'key'")
+    if target.auth is Auth.KEY and target.key_file is None:
+        raise UsageError(f"{client}: auth 'key' needs a target key_file")
+    if not target.algorithms.is_default():
+        raise UsageError(f"{client} cannot choose SSH algorithms (parallel-ssh has no option "
+                         "for them): leave the target's algorithms empty")
+
+
+def login_options(target: Target, key: str = "pkey") -> dict[str, Any]:
+    """User and credentials for a parallel-ssh client (``key="private_key"`` for a
+    ``HostConfig``): no agent, no probing of ~/.ssh keys."""
+    options: dict[str, Any] = {"user": target.username, "allow_agent": False,
+                               "identity_auth": False}
+    if target.auth is Auth.KEY:
+        options[key] = str(target.key_file)
+    else:
+        options["password"] = target.password
+    return options
+
+
+@cache
+def error_map() -> ErrorMap:
+    """parallel-ssh's, libssh2's and libssh's errors (each back end may be missing)."""
+    errors: dict[type[BaseException], type[ClientError]] = {
+        OSError: ConnectionFailed, EOFError: ConnectionFailed, TimeoutError: ClientTimeout}
+    with contextlib.suppress(ImportError):
+        from pssh import exceptions as pssh_exceptions
+
+        errors.update({
+            pssh_exceptions.AuthenticationError: AuthenticationFailed,
+            pssh_exceptions.PKeyFileError: AuthenticationFailed,
+            pssh_exceptions.ConnectionError: ConnectionFailed,
+            pssh_exceptions.UnknownHostError: ConnectionFailed,
+            pssh_exceptions.NoIPv6AddressFoundError: ConnectionFailed,
+            pssh_exceptions.SessionError: ConnectionFailed,
+            pssh_exceptions.Timeout: ClientTimeout,
+            pssh_exceptions.ShellError: ClientError,
+            pssh_exceptions.SSHError: ClientError,
+        })
+    with contextlib.suppress(ImportError):
+        from ssh2.exceptions import SSH2Error
+
+        errors[SSH2Error] = ClientError
+    with contextlib.suppress(ImportError):
+        from ssh.exceptions import BaseSSHError
+
+        errors[BaseSSHError] = ClientError
+    return errors
+
+
+def message(exc: BaseException) -> str:
+    """parallel-ssh's exceptions carry a format and its arguments: put them together."""
+    args = exc.args
+    if args and isinstance(args[0], str) and "%" in args[0]:
+        try:
+            return first_line(Exception(args[0] % args[1:]))
+        except (TypeError, ValueError):
+            pass
+    return first_line(exc)
+
+
+def closer_of_leaked(fd: int) -> Callable[[], None]:
+    """A callback that closes descriptor ``fd`` once the library has detached it, if it is still
+    the same socket (same inode: the number has not been reused in between)."""
+    inode = os.fstat(fd).st_ino
+
+    def close() -> None:
+        with contextlib.suppress(OSError):
+            if os.fstat(fd).st_ino == inode:
+                os.close(fd)
+
+    return close

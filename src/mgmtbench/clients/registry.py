@@ -1,0 +1,89 @@
+"""The one registry of client libraries: every subpackage of :mod:`mgmtbench.clients` that
+declares ``CLIENTS`` in its ``__init__``.
+
+A library's package says what it offers, without importing the library itself::
+
+    # mgmtbench/clients/paramiko/__init__.py
+    CLIENTS = [ClientSpec(name="paramiko", order=10,
+                          adapter="mgmtbench.clients.paramiko.adapter:ParamikoClient",
+                          fleet="mgmtbench.clients.paramiko.fleet:ParamikoFleet")]
+
+Adding a library is adding such a package (and its pip extra): nothing else lists clients.
+Clients are sorted by ``order`` (then name), which fixes the order of test ids and benchmarks;
+the classes are imported only when asked for, so a missing optional library only matters to the
+clients that need it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
+
+from mgmtbench.errors import UsageError
+
+if TYPE_CHECKING:
+    from mgmtbench.clients.base import AsyncClient, Client
+    from mgmtbench.clients.fleet.base import FleetRunner
+
+__all__ = ["ClientSpec", "adapter_class", "clients", "fleet_class"]
+
+
+@dataclass(frozen=True)
+class ClientSpec:
+    """One client: its name (as in test ids and results), its place in the order, and where its
+    single-session adapter and (optionally) its fleet runner live, as ``module:Class``."""
+
+    name: str
+    order: int
+    adapter: str
+    fleet: str | None = None
+
+
+@cache
+def clients() -> Mapping[str, ClientSpec]:
+    """Every declared client by name, in the stable order."""
+    import mgmtbench.clients as package
+
+    found: list[ClientSpec] = []
+    for info in pkgutil.iter_modules(package.__path__, prefix=f"{package.__name__}."):
+        if not info.ispkg:
+            continue
+        declared = getattr(importlib.import_module(info.name), "CLIENTS", None)
+        if declared is not None:
+            found.extend(declared)
+    found.sort(key=lambda spec: (spec.order, spec.name))
+    by_name: dict[str, ClientSpec] = {}
+    for spec in found:
+        if spec.name in by_name:
+            raise UsageError(f"client {spec.name!r} is declared twice: rename one")
+        by_name[spec.name] = spec
+    return by_name
+
+
+def _load(path: str) -> object:
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def adapter_class(name: str) -> type[Client] | type[AsyncClient]:
+    """The adapter class for client ``name`` (:class:`UsageError` for an unknown name)."""
+    known = clients()
+    if name not in known:
+        raise UsageError(f"unknown client {name!r}: choose one of {', '.join(known)}")
+    found: type[Client] | type[AsyncClient] = _load(known[name].adapter)  # type: ignore[assignment]
+    return found
+
+
+def fleet_class(name: str) -> type[FleetRunner]:
+    """The fleet runner class for client ``name`` (:class:`UsageError` if it has none)."""
+    with_fleet = [spec.name for spec in clients().values() if spec.fleet]
+    spec = clients().get(name)
+    if spec is None or spec.fleet is None:
+        raise UsageError(f"no fleet runner for client {name!r}: choose one of "
+                         f"{', '.join(with_fleet)}")
+    found: type[FleetRunner] = _load(spec.fleet)  # type: ignore[assignment]
+    return found

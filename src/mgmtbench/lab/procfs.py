@@ -1,0 +1,68 @@
+"""Everything the lab reads from (or writes to) ``/proc``: capabilities, a process's CPU time and
+memory, a process's network namespace, and sysctls.
+
+Readers of another process tolerate its exit: they raise ``OSError`` (the process is gone) or
+``ValueError`` (an unexpected format), and callers that sum over processes skip those.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PROC = Path("/proc")
+TICK = os.sysconf("SC_CLK_TCK")
+PAGE = os.sysconf("SC_PAGE_SIZE")
+CAP_NET_ADMIN, CAP_SYS_ADMIN = 12, 21
+
+
+def effective_capabilities() -> int | None:
+    """This process's effective capability set (a bit mask), None where /proc does not say."""
+    try:
+        for line in (PROC / "self" / "status").read_text().splitlines():
+            if line.startswith("CapEff:"):
+                return int(line.split()[1], 16)
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of ``pid``, all its threads (``/proc/PID/stat``)."""
+    # Fields after the command name (which may hold spaces and parentheses): utime, stime are
+    # fields 14 and 15 of the line, 12 and 13 after the name.
+    fields = (PROC / str(pid) / "stat").read_text().rpartition(")")[2].split()
+    try:
+        return (int(fields[11]) + int(fields[12])) / TICK
+    except IndexError:
+        raise ValueError(f"/proc/{pid}/stat: too few fields") from None
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident memory of ``pid`` (``/proc/PID/statm``)."""
+    fields = (PROC / str(pid) / "statm").read_text().split()
+    try:
+        return int(fields[1]) * PAGE
+    except IndexError:
+        raise ValueError(f"/proc/{pid}/statm: too few fields") from None
+
+
+def process_exists(pid: int) -> bool:
+    """Whether process ``pid`` exists (``/proc/PID``)."""
+    return (PROC / str(pid)).exists()
+
+
+def netns_of(pid: int) -> Path:
+    """The network namespace of process ``pid``, as a path ``setns`` opens."""
+    return PROC / str(pid) / "ns" / "net"
+
+
+def write_sysctl(name: str, value: str) -> None:
+    """Set sysctl ``name`` (``net.ipv4.ip_forward``) in the calling thread's namespace."""
+    (PROC / "sys").joinpath(*name.split(".")).write_text(value)
+
+
+def disable_ipv6(interface: str = "all") -> None:
+    """No IPv6 on ``interface`` (``all``, ``default`` or a name): the lab speaks IPv4, and keeps
+    router solicitations out of its packet counts."""
+    write_sysctl(f"net.ipv6.conf.{interface}.disable_ipv6", "1")

@@ -1,0 +1,50 @@
+"""Transport modes (``benchmarks/test_transport_modes.py``): per profile and command count, each
+client/mode's time, RTTs and packets, and its speed-up; bars per profile, time against commands
+and against RTT."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from mgmtbench.results.charts import bars_per_profile, time_vs_commands, time_vs_rtt
+from mgmtbench.results.compare import KEYS as COMPARED_BY
+from mgmtbench.results.compare import speedups
+from mgmtbench.results.sections.base import ReportContext, Section, markdown_table
+
+EXPERIMENT = "transport"
+KEYS = tuple(COMPARED_BY)
+COLUMNS = ["client", "mode", "mean_ms", "p95_ms", "rtts", "packets_per_iteration", "speedup"]
+
+
+def render(frame: pd.DataFrame, context: ReportContext) -> Section:
+    """Per profile and command count a table with speed-ups against ``context.baseline`` (or
+    the slowest client/mode), then the charts."""
+    if "commands" in frame and frame["commands"].notna().all():
+        frame = frame.astype({"commands": int})  # float when other experiments' rows had none
+    lines: list[str] = []
+    table = speedups(frame, context.baseline)
+    baseline = context.baseline
+    against = f"{baseline[0]} {baseline[1]}" if baseline else "the slowest client/mode"
+    for (profile, commands), group in table.groupby(["profile", "commands"], sort=False):
+        info = frame[(frame["profile"] == profile) & (frame["commands"] == commands)].iloc[0]
+        lines += [f"## {profile}, {commands} commands", "",
+                  f"Backend {info.get('backend')}, configured RTT {info.get('configured_rtt_ms')} "
+                  f"ms, measured {info.get('measured_rtt_ms')} ms. Speed-up against {against}.",
+                  "", markdown_table(group[[c for c in COLUMNS if c in group]]), ""]
+    charts = _charts(frame, context.out)
+    lines += ["## Charts", "", *[f"![{c.stem}]({c.name})" for c in charts], ""]
+    return Section(lines, charts)
+
+
+def _charts(frame: pd.DataFrame, out: Path) -> list[Path]:
+    charts = bars_per_profile(frame, out, int(frame["commands"].mode()[0]))
+    more: list[Path | None] = []
+    for profile in frame["profile"].unique():
+        if frame[frame["profile"] == profile]["commands"].nunique() > 1:
+            more.append(time_vs_commands(frame, out, str(profile)))
+    for commands in frame["commands"].unique():
+        if frame[frame["commands"] == commands]["profile"].nunique() > 1:
+            more.append(time_vs_rtt(frame, out, int(commands)))
+    return charts + [c for c in more if c is not None]

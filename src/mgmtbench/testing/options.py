@@ -1,0 +1,154 @@
+"""The plugin's command-line options, and how they parametrise tests.
+
+A test that asks for ``profile`` (and not ``concurrency``) runs once per ``--profiles`` entry; one
+that also asks for ``client`` and ``mode`` runs for every (client, mode) pair an adapter supports
+(``--clients``) and every ``--commands`` count; one that asks for ``concurrency`` runs for every
+fleet runner (``--clients``) x ``--concurrency`` x ``--fleet-profiles``. Test ids read
+``[paramiko-reuse-conn-regional-5cmd]`` and ``[asyncssh-c100-regional]``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from mgmtbench.lab.runtimes import DEFAULT_IMAGE, RUNTIMES
+
+DEFAULT_PROFILES = "local,regional,intercontinental"
+DEFAULT_COMMANDS = "5"
+DEFAULT_CONCURRENCY = "1,10,50,100,200"
+DEFAULT_FLEET_PROFILES = "local,regional"
+#: Fixture names the plugin parametrises (a test parametrising one itself is left alone).
+MATRIX_NAMES = ("profile", "commands", "client", "mode", "concurrency")
+
+
+def add_options(parser: pytest.Parser) -> None:
+    """Register every option of the plugin in one ``mgmtbench`` group."""
+    group = parser.getgroup("mgmtbench", "mgmtbench lab and benchmark matrix")
+    group.addoption("--link-backend", default="auto",
+                    help="lab link backend: auto (netem if the kernel has it, else tun), netem, "
+                         "tun or none")
+    group.addoption("--device-runtime", default="netns", choices=list(RUNTIMES),
+                    help="how lab devices run: netns (one emulator process in the lab's "
+                         "namespace, default) or docker (a container per device)")
+    group.addoption("--device-image", default=os.environ.get("MGMTBENCH_DEVICE_IMAGE",
+                                                             DEFAULT_IMAGE),
+                    help="device image for --device-runtime docker (default: $MGMTBENCH_DEVICE_"
+                         f"IMAGE or {DEFAULT_IMAGE})")
+    group.addoption("--emulator-processes", type=int, default=1,
+                    help="netns runtime: emulator processes sharing a lab's devices (default: 1)")
+    group.addoption("--profiles", default=DEFAULT_PROFILES,
+                    help=f"comma-separated link profiles (default: {DEFAULT_PROFILES}); "
+                         "all: every built-in profile")
+    group.addoption("--commands", default=DEFAULT_COMMANDS,
+                    help="comma-separated command counts per iteration, e.g. 1,5,10,25,50 "
+                         f"(default: {DEFAULT_COMMANDS})")
+    group.addoption("--clients", default="all",
+                    help="comma-separated client names (default: all)")
+    group.addoption("--concurrency", default=DEFAULT_CONCURRENCY,
+                    help="fleet benchmark: comma-separated session counts, each session to its "
+                         f"own device (default: {DEFAULT_CONCURRENCY})")
+    group.addoption("--fleet-size", default="1000",
+                    help="fleet lab benchmark: devices in the lab (default: 1000, at most 1022)")
+    group.addoption("--fleet-profiles", default=DEFAULT_FLEET_PROFILES,
+                    help=f"fleet benchmark: link profiles (default: {DEFAULT_FLEET_PROFILES})")
+
+
+def split(value: str) -> list[str]:
+    """The non-empty items of a comma-separated option value."""
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def profiles(config: pytest.Config, option: str = "--profiles") -> list[str]:
+    """The profile names of ``option`` (``all``: every built-in), each checked."""
+    from mgmtbench.errors import UsageError
+    from mgmtbench.lab.profiles import BUILTIN, resolve
+
+    names = split(config.getoption(option))
+    if names == ["all"]:
+        names = list(BUILTIN)
+    for name in names:
+        try:
+            resolve(name)  # a clear error for a typo, before anything starts
+        except UsageError as exc:
+            raise pytest.UsageError(f"{option}: {exc}") from None
+    return names
+
+
+def counts(config: pytest.Config, option: str) -> list[int]:
+    """The whole numbers (at least 1) of ``option``."""
+    try:
+        found = [int(c) for c in split(config.getoption(option))]
+    except ValueError:
+        raise pytest.UsageError(f"{option} takes comma-separated whole numbers, not "
+                                f"{config.getoption(option)!r}") from None
+    if not found or min(found) < 1:
+        raise pytest.UsageError(f"{option} takes numbers of at least 1")
+    return found
+
+
+def clients(config: pytest.Config, known: list[str]) -> list[str]:
+    """The ``--clients`` among ``known``, in ``known``'s order."""
+    wanted = split(config.getoption("--clients"))
+    if wanted == ["all"]:
+        return known
+    unknown = set(wanted) - set(known)
+    if unknown:
+        raise pytest.UsageError(f"unknown clients {sorted(unknown)}: choose from {', '.join(known)}")
+    return [c for c in known if c in wanted]
+
+
+def check(config: pytest.Config) -> None:
+    """Check every matrix option before collection, so a typo is one line (pytest's usage error),
+    not a collection error per test file."""
+    profiles(config)
+    profiles(config, "--fleet-profiles")
+    counts(config, "--commands")
+    counts(config, "--concurrency")
+    from mgmtbench.clients import ADAPTERS
+
+    clients(config, list(ADAPTERS))
+
+
+def _parametrised_by_test(metafunc: pytest.Metafunc) -> set[str]:
+    names: set[str] = set()
+    for marker in metafunc.definition.iter_markers("parametrize"):
+        argnames = marker.args[0] if marker.args else marker.kwargs.get("argnames", "")
+        if isinstance(argnames, str):
+            names.update(n.strip() for n in argnames.split(","))
+        else:
+            names.update(argnames)
+    return names
+
+
+def generate_matrix(metafunc: pytest.Metafunc) -> None:
+    """Parametrise a test over the benchmark matrix it asks for (see the module docstring)."""
+    wants = set(metafunc.fixturenames)
+    if _parametrised_by_test(metafunc) & set(MATRIX_NAMES):
+        return
+    config = metafunc.config
+    if "concurrency" in wants:
+        from mgmtbench.clients.fleet import FLEET_RUNNERS
+
+        metafunc.parametrize("profile", profiles(config, "--fleet-profiles"))
+        found = counts(config, "--concurrency")
+        metafunc.parametrize("concurrency", found, ids=[f"c{n}" for n in found])
+        if "client" in wants:
+            metafunc.parametrize("client", clients(config, list(FLEET_RUNNERS)))
+        return
+    if "profile" not in wants:
+        return
+    metafunc.parametrize("profile", profiles(config))
+    if "client" not in wants:
+        return
+    from mgmtbench.clients import ADAPTERS, pairs
+
+    found = counts(config, "--commands")
+    wanted = clients(config, list(ADAPTERS))
+    if "mode" in wants:
+        matrix = [(c, m) for c, m in pairs() if c in wanted]
+        metafunc.parametrize("commands", found, ids=[f"{n}cmd" for n in found])
+        metafunc.parametrize(("client", "mode"), matrix, ids=[f"{c}-{m}" for c, m in matrix])
+    else:
+        metafunc.parametrize("client", wanted)

@@ -1,0 +1,119 @@
+"""The tables a benchmark run ends with: ratios within small groups, the transport-mode table per
+profile and command count, and the concurrency table per profile and session count."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+
+def write_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """Append the side-by-side tables of this run's benchmarks to pytest's terminal report."""
+    session = getattr(config, "_benchmarksession", None)
+    if session is None or not session.benchmarks:
+        return
+    _ratios(terminalreporter, session.benchmarks)
+    _mode_table(terminalreporter, session.benchmarks)
+    _fleet_table(terminalreporter, session.benchmarks)
+
+
+def _ratios(reporter: Any, benchmarks: list[Any]) -> None:
+    """Side-by-side ratios for the small groups (emulator baselines)."""
+    groups: dict[str, list[Any]] = {}
+    for bench in benchmarks:
+        if not bench.has_error and bench.stats and "client" not in bench.extra_info:
+            groups.setdefault(bench.group or "", []).append(bench)
+    lines = []
+    for group, benches in groups.items():
+        if len(benches) < 2:
+            continue
+        fastest = min(benches, key=lambda b: b.stats.median)
+        for bench in sorted(benches, key=lambda b: b.stats.median):
+            lines.append(f"{group}: {bench.name}  median {bench.stats.median * 1000:.2f} ms  "
+                         f"x{bench.stats.median / fastest.stats.median:.2f} of the fastest")
+    if lines:
+        reporter.section("ratios (median, same group)")
+        for line in lines:
+            reporter.write_line(line)
+
+
+def _grouped(benchmarks: list[Any], kind: str, by: str) -> dict[tuple[str, int], list[Any]]:
+    """Successful benchmarks whose extra_info has ``kind``, grouped by (profile, extra_info[by])."""
+    groups: dict[tuple[str, int], list[Any]] = {}
+    for bench in benchmarks:
+        if not bench.has_error and bench.stats and kind in bench.extra_info:
+            key = (bench.extra_info["profile"], bench.extra_info[by])
+            groups.setdefault(key, []).append(bench)
+    return groups
+
+
+def _console(reporter: Any, width: int) -> Any:
+    """A rich console writing into pytest's terminal report."""
+    from rich.console import Console
+
+    return Console(file=reporter._tw._file, force_terminal=False, width=width)
+
+
+def _mode_table(reporter: Any, benchmarks: list[Any]) -> None:
+    """Per profile and command count: client x mode, mean, p95, RTTs, speed-up vs the slowest."""
+    by_group = _grouped(benchmarks, "mode", "commands")
+    if not by_group:
+        return
+    from rich.table import Table
+
+    console = _console(reporter, 120)
+    reporter.section("transport modes")
+    for (profile, commands), benches in by_group.items():
+        info = benches[0].extra_info
+        slowest = max(b.stats.mean for b in benches)
+        table = Table(title=f"{profile}: configured RTT {info['configured_rtt_ms']} ms, measured "
+                            f"{info['measured_rtt_ms']} ms ({info['backend']}, "
+                            f"{info.get('runtime', 'in-process')}), {commands} commands",
+                      title_justify="left")
+        for column in ("client", "mode", "mean ms", "p95 ms", "RTTs", "packets", "speed-up"):
+            table.add_column(column, justify="left" if column in ("client", "mode") else "right")
+        for bench in sorted(benches, key=lambda b: b.stats.mean):
+            extra = bench.extra_info
+            rtts = extra.get("rtts")
+            table.add_row(extra["client"], extra["mode"], f"{bench.stats.mean * 1000:.1f}",
+                          f"{extra.get('p95_ms', float('nan')):.1f}",
+                          "-" if rtts is None else f"{rtts:.1f}",
+                          f"{extra.get('packets_per_iteration', 0):.0f}",
+                          f"x{slowest / bench.stats.mean:.1f}")
+        console.print(table)
+
+
+def _fleet_table(reporter: Any, benchmarks: list[Any]) -> None:
+    """Per profile and concurrency: client, makespan, per-phase medians, CPU, memory."""
+    by_group = _grouped(benchmarks, "concurrency", "concurrency")
+    if not by_group:
+        return
+    from rich.table import Table
+
+    from mgmtbench.clients.fleet import PHASES
+
+    console = _console(reporter, 160)
+    reporter.section("concurrency (medians; ms unless named; CPU % of one core over the makespan; "
+                     "- : the library does not separate that phase, its time is in the one before)")
+    for (profile, concurrency), benches in sorted(by_group.items()):
+        info = benches[0].extra_info
+        table = Table(title=f"{profile}: measured RTT {info['measured_rtt_ms']} ms "
+                            f"({info['backend']}, {info.get('runtime', 'in-process')}), "
+                            f"{concurrency} sessions to {concurrency} devices, "
+                            f"{info['command']!r} twice per session", title_justify="left")
+        for column in ("client", "makespan", "session", *PHASES, "client CPU s", "client CPU",
+                       "CPU/session", "peak RSS MiB", "emulator CPU"):
+            table.add_column(column, justify="left" if column == "client" else "right")
+        for bench in sorted(benches, key=lambda b: b.stats.median):
+            extra = bench.extra_info
+            phases = {p: extra[f"{p}_ms"] for p in PHASES}
+            emulator = extra.get("emulator_cpu_pct")
+            table.add_row(
+                extra["client"], f"{bench.stats.median * 1000:.0f}", f"{extra['session_ms']:.1f}",
+                *("-" if phases[p] is None else f"{phases[p]:.1f}" for p in PHASES),
+                f"{extra['client_cpu_s']:.3f}", f"{extra['client_cpu_pct']:.0f}%",
+                f"{extra['client_cpu_ms_per_session']:.2f}",
+                f"{extra['client_peak_rss_mib']:.0f}",
+                "-" if emulator is None else f"{emulator:.0f}%")
+        console.print(table)
