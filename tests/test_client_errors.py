@@ -14,7 +14,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from mgmtbench.clients import ADAPTERS, AsyncClient, Client, Target, adapter, pairs
+from mgmtbench.clients import ADAPTERS, Target, adapter, pairs
 from mgmtbench.clients.fleet import FLEET_RUNNERS, fleet_runner
 from mgmtbench.clients.fleet.worker import _target, _target_dict
 from mgmtbench.clients.pty import output_of, prompt_for
@@ -28,6 +28,7 @@ from mgmtbench.errors import (
     WrongOutput,
 )
 from mgmtbench.targets import Auth, SshAlgorithms
+from tests.clients_support import available, drive
 
 CLIENTS = list(ADAPTERS)
 #: Clients that log in with the target's password (the OpenSSH binary logs in with a key).
@@ -40,31 +41,6 @@ PASSWORD_CLIENTS = [
     for c in CLIENTS if c != "openssh"]
 #: parallel-ssh leaves its socket open when the TCP connect fails (a ResourceWarning at GC).
 LEAKS_ON_REFUSED = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
-
-
-def drive(client: Client | AsyncClient, commands: list[str]) -> list[str]:
-    """setup, one run, teardown."""
-    if isinstance(client, AsyncClient):
-        async def go() -> list[str]:
-            await client.setup()
-            try:
-                return [await client.run(commands)]
-            finally:
-                await client.teardown()
-
-        return asyncio.run(go())
-    client.setup()
-    try:
-        return [client.run(commands)]
-    finally:
-        client.teardown()
-
-
-def available(name: str) -> type[Client] | type[AsyncClient]:
-    cls = adapter(name)
-    if hint := cls.missing():
-        pytest.fail(hint)
-    return cls
 
 
 def closed_port() -> int:

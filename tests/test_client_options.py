@@ -3,7 +3,6 @@ from the emulator's side, asyncssh's own log of the kex result) and key / agent 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Iterator
 from dataclasses import replace
@@ -12,8 +11,9 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from mgmtbench.clients import AsyncClient, Client, Target, adapter
+from mgmtbench.clients import Target
 from mgmtbench.targets import Auth, SshAlgorithms
+from tests.clients_support import available, drive
 
 ALGORITHM_CLIENTS = ["paramiko", "ssh2", "asyncssh", "openssh"]
 #: Every SSH client that can log in with a key file.
@@ -22,30 +22,6 @@ KEY_CLIENTS = ["paramiko", "ssh2", "pssh-ssh2", "pssh-ssh", "asyncssh", "openssh
 AGENT_CLIENTS = ["paramiko", "ssh2", "asyncssh", "openssh"]
 #: Not asyncssh's first choice (chacha20-poly1305), so a default negotiation would not pick it.
 CIPHER = "aes128-ctr"
-
-
-def drive(client: Client | AsyncClient, commands: list[str]) -> str:
-    if isinstance(client, AsyncClient):
-        async def go() -> str:
-            await client.setup()
-            try:
-                return await client.run(commands)
-            finally:
-                await client.teardown()
-
-        return asyncio.run(go())
-    client.setup()
-    try:
-        return client.run(commands)
-    finally:
-        client.teardown()
-
-
-def available(name: str) -> type[Client] | type[AsyncClient]:
-    cls = adapter(name)
-    if hint := cls.missing():
-        pytest.fail(hint)
-    return cls
 
 
 @pytest.mark.parametrize("name", ALGORITHM_CLIENTS)

@@ -10,10 +10,10 @@ import pytest
 
 from mgmtbench.clients import Target
 from mgmtbench.clients.fleet import FLEET_RUNNERS, PHASES, fleet_runner
-from mgmtbench.clients.fleet.worker import FleetWorker, FleetWorkerError
+from mgmtbench.clients.fleet.worker import FleetWorker
 from mgmtbench.emulator import EmulatorThread
 from mgmtbench.emulator.oracle import expected_digest
-from mgmtbench.errors import UsageError
+from mgmtbench.errors import FleetWorkerError, UsageError
 from mgmtbench.lab import Lab
 from mgmtbench.lab.lab import has_net_admin
 from mgmtbench.lab.profiles import resolve

@@ -1,8 +1,7 @@
-"""Netmiko (unmodified) against the emulator: the ``cisco_ios`` and ``cisco_asa`` drivers.
-
-Netmiko's device types are named like the emulator's platforms, so each test runs once per
-platform. Every connection writes a Netmiko ``session_log`` under the test's ``tmp_path``: when a
-test fails, that file is the exact interaction to look at.
+"""Netmiko (unmodified) against the emulator: each bundled platform with the Netmiko driver
+its ``platform.toml`` names (``cisco_ios``, ``cisco_asa``), so each test runs once per platform.
+Every connection writes a Netmiko ``session_log`` under the test's ``tmp_path``: when a test
+fails, that file is the exact interaction to look at.
 """
 
 from __future__ import annotations
@@ -20,8 +19,6 @@ from mgmtbench.testing.fixtures import PLATFORMS
 
 FreshEmulator = Callable[..., EmulatorThread]
 
-# The ~26 KB interface listing; the ASA spells it in the singular.
-LONG_COMMAND = {"cisco_ios": ("show", "interfaces"), "cisco_asa": ("show", "interface")}
 CONFIG_LINES = ["interface Loopback42", "description set-by-netmiko"]
 
 
@@ -31,9 +28,9 @@ def content_lines(text: str) -> list[str]:
 
 
 def connect(endpoint: DeviceEndpoint, session_log: Path) -> BaseConnection:
-    """Log in with Netmiko's defaults (fast_cli included) and the driver named like the platform."""
+    """Log in with Netmiko's defaults (fast_cli included) and the platform's Netmiko driver."""
     return ConnectHandler(
-        device_type=endpoint.device.platform.name,
+        device_type=endpoint.device.platform.style.clients.netmiko_device_type,
         host=endpoint.host,
         port=endpoint.ssh_port,
         username=USERNAME,
@@ -82,7 +79,8 @@ def test_show_version_matches_transcript(connection: BaseConnection,
 
 
 def test_long_output_round_trips(connection: BaseConnection, endpoint: DeviceEndpoint) -> None:
-    words = LONG_COMMAND[endpoint.device.platform.name]
+    transcripts = endpoint.device.platform.transcripts
+    words = max(transcripts, key=lambda w: len(transcripts[w]))  # the ~26 KB interface listing
     expected = endpoint.device.transcript(words)
     assert len(expected) > 16_000, "the interface listing is expected to be a long output"
     output = connection.send_command(" ".join(words))

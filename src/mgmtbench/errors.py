@@ -5,9 +5,12 @@ Everything a caller of mgmtbench catches derives from :class:`MgmtbenchError`::
     MgmtbenchError
      +-- UsageError               the user asked for something that cannot be done (bad flag, port in use)
      |    +-- LabNeedsPrivileges  a lab network needs root (CAP_NET_ADMIN) and the process has none
+     |    +-- DockerError         a docker command failed (no engine, no image, a refused run)
+     |    +-- ResultsError        a results file cannot be used (not pytest-benchmark JSON, empty)
      +-- TranscriptError          a transcript folder or platform file is unusable
      +-- LabError                 the lab network could not be built or torn down (netlink, namespaces)
      +-- MissingLibrary           a client adapter's optional library is not installed
+     +-- FleetWorkerError         a fleet worker process failed (the worker, not a session)
      +-- ClientError              a client library failed against a device
           +-- AuthenticationFailed    the device refused the credentials
           +-- ConnectionFailed        no connection, or the connection broke
@@ -32,6 +35,14 @@ class LabNeedsPrivileges(UsageError):
     CAP_NET_ADMIN: tests skip, saying so; the CLI says what to run instead."""
 
 
+class DockerError(UsageError):
+    """A docker command failed."""
+
+
+class ResultsError(UsageError):
+    """A results file cannot be used (not pytest-benchmark JSON, empty, unreadable)."""
+
+
 class TranscriptError(MgmtbenchError):
     """A transcript folder, file or platform description cannot be used."""
 
@@ -42,6 +53,10 @@ class LabError(MgmtbenchError):
 
 class MissingLibrary(MgmtbenchError):
     """An adapter's optional library is not installed."""
+
+
+class FleetWorkerError(MgmtbenchError):
+    """The worker process failed (not a session: the worker itself)."""
 
 
 class ClientError(MgmtbenchError):

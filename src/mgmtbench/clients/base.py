@@ -8,7 +8,9 @@ iteration) and ``teardown()`` at the end. What ``setup`` does depends on the mod
 ``run``.
 
 ``run`` returns the devices' outputs concatenated in command order, so a benchmark checks the
-answer, not only the time: a fast wrong answer fails.
+answer, not only the time: a fast wrong answer fails. A blocking adapter whose calls into its
+library all go through one error translator subclasses :class:`TranslatedClient` and writes
+``_run``; ``run`` is ``_run`` under the translator.
 
 Library errors never leave an adapter: they become :class:`ClientError` (or one of its
 subclasses, through :func:`~mgmtbench.clients.translate.translate_errors`).
@@ -16,21 +18,28 @@ subclasses, through :func:`~mgmtbench.clients.translate.translate_errors`).
 ``target.auth`` and ``target.algorithms`` are honoured where the library can; an adapter refuses
 (:class:`~mgmtbench.errors.UsageError`, in its constructor) what it cannot do, never ignoring it:
 :meth:`_Common.check` is called with the target and by default accepts only password login and the
-library's default algorithms.
+library's default algorithms. The checks adapters have in common are functions here:
+:func:`require_credentials`, :func:`password_or_key_only` and :func:`check_algorithm_names`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import importlib
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
 from enum import StrEnum
 from typing import ClassVar
 
+from mgmtbench.clients.translate import Translator
 from mgmtbench.errors import ClientError, MissingLibrary, UsageError
-from mgmtbench.targets import Auth, Target
+from mgmtbench.targets import Auth, SshAlgorithms, Target
 
-__all__ = ["HTTPS_MODES", "REUSING_MODES", "SSH_MODES", "AnyClient", "AsyncClient", "Client",
-           "ClientError", "MissingLibrary", "Target", "Transport"]
+__all__ = ["ALGORITHM_FIELDS", "HTTPS_MODES", "REUSING_MODES", "SSH_MODES", "AnyClient",
+           "AsyncClient", "Client", "ClientError", "MissingLibrary", "Target", "TranslatedClient",
+           "Transport",
+           "check_algorithm_names", "password_or_key_only", "require_credentials"]
 
 
 class Transport(StrEnum):
@@ -116,6 +125,33 @@ class Client(_Common, ABC):
         """Close whatever ``setup`` or ``run`` left open."""
 
 
+class TranslatedClient(Client):
+    """A blocking client whose iteration runs under its library's error translator."""
+
+    @abstractmethod
+    def _translating(self) -> Translator:
+        """The library's error translation (:func:`~mgmtbench.clients.translate.translate_errors`)."""
+
+    @abstractmethod
+    def _run(self, commands: list[str]) -> str:
+        """The iteration itself, in the adapter's mode."""
+
+    def run(self, commands: list[str]) -> str:
+        """One iteration: the commands' outputs, concatenated in order."""
+        with self._translating():
+            return self._run(commands)
+
+    @contextlib.contextmanager
+    def _torn_down_on_failure(self) -> Iterator[None]:
+        """For ``setup``: if the block fails, ``teardown()`` closes what it opened, then the error
+        goes on."""
+        try:
+            yield
+        except BaseException:
+            self.teardown()
+            raise
+
+
 class AsyncClient(_Common, ABC):
     """An asyncio client; the benchmark runs it on one persistent event loop."""
 
@@ -131,3 +167,42 @@ class AsyncClient(_Common, ABC):
 
 
 AnyClient = Client | AsyncClient
+
+
+def require_credentials(client: str, target: Target) -> None:
+    """:class:`UsageError` if the target lacks what its auth method needs: a ``key_file`` for
+    ``Auth.KEY``, an ``agent_socket`` for ``Auth.AGENT``."""
+    if target.auth is Auth.KEY and target.key_file is None:
+        raise UsageError(f"{client}: auth 'key' needs a target key_file")
+    if target.auth is Auth.AGENT and target.agent_socket is None:
+        raise UsageError(f"{client}: auth 'agent' needs a target agent_socket")
+
+
+def password_or_key_only(client: str, target: Target, *, agent: str = "",
+                         algorithms: str = "") -> None:
+    """:class:`UsageError` for what a library that logs in with a password or a key file, and
+    negotiates its own algorithms, cannot do: ``Auth.AGENT``, a key login without a key file, an
+    algorithm choice. ``agent`` and ``algorithms`` say why, in the message (`` (...)``)."""
+    if target.auth is Auth.AGENT:
+        raise UsageError(f"{client} cannot use the agent at a given socket{agent}: use auth "
+                         "'password' or 'key'")
+    require_credentials(client, target)
+    if not target.algorithms.is_default():
+        raise UsageError(f"{client} cannot choose SSH algorithms{algorithms}: leave the target's "
+                         "algorithms empty")
+
+
+#: The :class:`SshAlgorithms` fields, in order: ``kex``, ``ciphers``, ``macs``, ``host_key``.
+ALGORITHM_FIELDS = tuple(field.name for field in dataclasses.fields(SshAlgorithms))
+
+
+def check_algorithm_names(client: str, target: Target,
+                          supported: Callable[[str], Sequence[str]]) -> None:
+    """:class:`UsageError` for a chosen algorithm name the library does not know;
+    ``supported(field)`` lists the names it knows for an :data:`ALGORITHM_FIELDS` field."""
+    for field in ALGORITHM_FIELDS:
+        known = supported(field)
+        unknown = [name for name in getattr(target.algorithms, field) if name not in known]
+        if unknown:
+            raise UsageError(f"{client} does not support the {field} algorithm(s) "
+                             f"{', '.join(unknown)}: choose from {', '.join(known)}")

@@ -17,12 +17,19 @@ import contextlib
 from abc import abstractmethod
 from typing import Any
 
-from mgmtbench.clients.base import REUSING_MODES, SSH_MODES, Client, Transport
+from mgmtbench.clients.base import (
+    REUSING_MODES,
+    SSH_MODES,
+    TranslatedClient,
+    Transport,
+    require_credentials,
+)
 from mgmtbench.clients.pty import SyncPty
 from mgmtbench.clients.translate import ErrorMap, Translator, first_line, translate_errors
+from mgmtbench.targets import Target
 
 
-class ChannelClient(Client):
+class ChannelClient(TranslatedClient):
     """An SSH adapter built from a library's channel primitives (see the module)."""
     transport = Transport.SSH
     modes = SSH_MODES
@@ -30,6 +37,13 @@ class ChannelClient(Client):
     _stack: contextlib.ExitStack | None = None
     _conn: Any = None
     _pty: SyncPty | None = None
+
+    @classmethod
+    def check(cls, target: Target) -> None:
+        """Refuse (:class:`~mgmtbench.errors.UsageError`) a target that lacks what its auth method
+        needs: by default the library logs in every way, and refuses algorithm names it does not
+        know itself."""
+        require_credentials(cls.name, target)
 
     @abstractmethod
     def _connect(self, stack: contextlib.ExitStack) -> Any: ...
@@ -57,19 +71,10 @@ class ChannelClient(Client):
         if self.mode not in REUSING_MODES:
             return
         self._stack = stack = contextlib.ExitStack()
-        try:
-            with self._translating():
-                self._conn = self._connect(stack)
-                if self.mode == "pty-reuse":
-                    self._pty = self._shell(self._conn, stack)
-        except BaseException:
-            self.teardown()
-            raise
-
-    def run(self, commands: list[str]) -> str:
-        """One iteration: the commands' outputs, concatenated in order."""
-        with self._translating():
-            return self._run(commands)
+        with self._torn_down_on_failure(), self._translating():
+            self._conn = self._connect(stack)
+            if self.mode == "pty-reuse":
+                self._pty = self._shell(self._conn, stack)
 
     def _run(self, commands: list[str]) -> str:
         mode = self.mode

@@ -17,6 +17,9 @@ as a time-out) passes ``classify``, asked first. The message is ``"<client>: <th
 text>"`` on one line; the library's exception is the ``__cause__``. A :class:`ClientError` raised
 inside passes unchanged, and so does an exception the mapping does not name (a bug, not a device
 failure). The same object works as ``with`` and ``async with``.
+
+A library that may be missing (imported as None then) declares its mapping with
+:func:`optional_errors`: the base entries always, its own exception types when it is there.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from types import TracebackType
 
 from mgmtbench.errors import ClientError
 
-__all__ = ["ErrorMap", "Translator", "first_line", "translate_errors"]
+__all__ = ["ErrorMap", "Translator", "first_line", "optional_errors", "translate_errors"]
 
 ErrorMap = Mapping[type[BaseException], type[ClientError]]
 Describe = Callable[[BaseException], str]
@@ -39,6 +42,15 @@ def first_line(exc: BaseException) -> str:
         if line.strip():
             return line.strip()
     return type(exc).__name__
+
+
+def optional_errors(base: ErrorMap, library: object | None,
+                    library_errors: Callable[[], ErrorMap]) -> ErrorMap:
+    """``base``, and the optional ``library``'s own entries, ``library_errors()``, when it was
+    imported (is not None): they are asked for only then, as they name the library's types."""
+    if library is None:
+        return base
+    return {**base, **library_errors()}
 
 
 def mapped(exc: BaseException, mapping: ErrorMap) -> type[ClientError] | None:

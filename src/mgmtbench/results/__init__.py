@@ -10,13 +10,15 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from mgmtbench.errors import ResultsError
+
 if TYPE_CHECKING:
     from mgmtbench.results.compare import by_commands, by_rtt, deltas, speedups
-    from mgmtbench.results.load import ResultsError, load_runs, saved_runs
+    from mgmtbench.results.load import load_runs, saved_runs
 
 __all__ = ["ResultsError", "by_commands", "by_rtt", "deltas", "load_runs", "saved_runs", "speedups"]
 _HOMES = {"by_commands": "compare", "by_rtt": "compare", "deltas": "compare",
-          "speedups": "compare", "ResultsError": "load", "load_runs": "load", "saved_runs": "load"}
+          "speedups": "compare", "load_runs": "load", "saved_runs": "load"}
 
 
 def __getattr__(name: str) -> Any:

@@ -6,7 +6,7 @@ import math
 
 import pandas as pd
 
-from mgmtbench.results.load import ResultsError
+from mgmtbench.errors import ResultsError
 
 KEYS = ["client", "mode", "profile", "commands"]
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import pandas as pd
 
-from mgmtbench.errors import UsageError
+from mgmtbench.errors import ResultsError
 
 STATS_MS = ("min", "max", "mean", "median", "stddev", "q1", "q3", "iqr")
 # Experiments of runs saved without extra_info["experiment"], by test file and by test function.
@@ -41,10 +41,6 @@ LEGACY_FUNCTIONS = {"test_transport_mode": "transport", "test_fleet": "concurren
                     "test_openssh_exec_show_version": "emulator-baseline",
                     "test_concurrent_idle_sessions": "emulator-capacity",
                     "test_bulk_throughput": "lab-throughput"}
-
-
-class ResultsError(UsageError):
-    """A results file cannot be used (not pytest-benchmark JSON, empty, unreadable)."""
 
 
 def saved_runs(storage: Path = Path(".benchmarks")) -> list[Path]:

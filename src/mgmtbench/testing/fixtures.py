@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from mgmtbench.emulator import EmulatorOptions, EmulatorThread, load_platform
+from mgmtbench.emulator import EmulatorOptions, EmulatorThread, available_platforms, load_platform
 from mgmtbench.emulator.oracle import expected_output
 from mgmtbench.emulator.server import DeviceEndpoint
 from mgmtbench.errors import LabNeedsPrivileges, UsageError
@@ -44,8 +44,8 @@ from mgmtbench.testing.sshd import SshdDevice, openssh_server
 
 logging.getLogger("asyncssh").setLevel(logging.WARNING)
 
-#: The bundled platforms the emulator fixtures serve, and each one's hostname in tests.
-PLATFORMS = ("cisco_ios", "cisco_asa")
+#: The bundled platforms (a folder each under transcripts/): ``endpoint`` runs a test on each.
+PLATFORMS = tuple(available_platforms())
 
 
 def hostname_for(platform: str) -> str:

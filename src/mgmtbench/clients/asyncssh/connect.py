@@ -18,13 +18,8 @@ from asyncssh.kex import get_kex_algs
 from asyncssh.mac import get_mac_algs
 from asyncssh.public_key import get_certificate_algs, get_public_key_algs
 
-from mgmtbench.errors import (
-    AuthenticationFailed,
-    ClientError,
-    ClientTimeout,
-    ConnectionFailed,
-    UsageError,
-)
+from mgmtbench.clients.base import check_algorithm_names, require_credentials
+from mgmtbench.errors import AuthenticationFailed, ClientError, ClientTimeout, ConnectionFailed
 from mgmtbench.targets import Auth, Target
 
 ERRORS = {
@@ -48,17 +43,13 @@ _OPTIONS = {
 
 
 def check(target: Target) -> None:
-    """:class:`UsageError` for a choice asyncssh cannot make."""
-    for field, (_, supported) in _OPTIONS.items():
-        known = [name.decode() for name in supported()]
-        unknown = [name for name in getattr(target.algorithms, field) if name not in known]
-        if unknown:
-            raise UsageError(f"asyncssh does not support the {field} algorithm(s) "
-                             f"{', '.join(unknown)}: choose from {', '.join(known)}")
-    if target.auth is Auth.KEY and target.key_file is None:
-        raise UsageError("asyncssh: auth 'key' needs a target key_file")
-    if target.auth is Auth.AGENT and target.agent_socket is None:
-        raise UsageError("asyncssh: auth 'agent' needs a target agent_socket")
+    """:class:`~mgmtbench.errors.UsageError` for a choice asyncssh cannot make."""
+    check_algorithm_names("asyncssh", target, _supported)
+    require_credentials("asyncssh", target)
+
+
+def _supported(field: str) -> list[str]:
+    return [name.decode() for name in _OPTIONS[field][1]()]
 
 
 def connect_options(target: Target, known_hosts: Any) -> dict[str, Any]:

@@ -30,15 +30,11 @@ from typing import IO, Any
 
 from mgmtbench.clients.fleet import fleet_runner
 from mgmtbench.clients.fleet.base import FleetRunner
-from mgmtbench.errors import MgmtbenchError
+from mgmtbench.errors import FleetWorkerError, MgmtbenchError
 from mgmtbench.targets import Auth, SshAlgorithms, Target
 
 PR_SET_CHILD_SUBREAPER = 36
 PAGE = os.sysconf("SC_PAGE_SIZE")
-
-
-class FleetWorkerError(MgmtbenchError):
-    """The worker process failed (not a session: the worker itself)."""
 
 
 # --- the parent's side ------------------------------------------------------------------------

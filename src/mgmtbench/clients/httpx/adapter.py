@@ -65,8 +65,8 @@ import ssl
 from typing import Any, ClassVar
 from urllib.parse import quote_plus
 
-from mgmtbench.clients.base import AsyncClient, Client, Transport
-from mgmtbench.clients.translate import ErrorMap, Translator, translate_errors
+from mgmtbench.clients.base import AsyncClient, TranslatedClient, Transport
+from mgmtbench.clients.translate import Translator, optional_errors, translate_errors
 from mgmtbench.errors import AuthenticationFailed, ClientError, ClientTimeout, ConnectionFailed
 from mgmtbench.targets import Target
 
@@ -81,17 +81,16 @@ CONFIG = "/admin/config"
 WARMUP = "show clock"
 TIMEOUT = 30.0
 
-ERRORS: ErrorMap = {OSError: ConnectionFailed, ssl.SSLError: ConnectionFailed}
-if httpx is not None:
-    ERRORS = {
-        **ERRORS,
+ERRORS = optional_errors(
+    {OSError: ConnectionFailed, ssl.SSLError: ConnectionFailed},
+    httpx, lambda: {
         httpx.HTTPError: ClientError,
         httpx.InvalidURL: ClientError,
         httpx.StreamError: ClientError,
         httpx.NetworkError: ConnectionFailed,
         httpx.RemoteProtocolError: ConnectionFailed,
         httpx.TimeoutException: ClientTimeout,
-    }
+    })
 
 
 class _ResumingContext(ssl.SSLContext):
@@ -172,7 +171,7 @@ class _Https:
         return translate_errors(self.name, ERRORS)
 
 
-class HttpxClient(_Https, Client):
+class HttpxClient(_Https, TranslatedClient):
     """httpx.Client over the HTTPS API."""
     name = "httpx"
     transport = Transport.HTTPS
@@ -206,11 +205,6 @@ class HttpxClient(_Https, Client):
         if self.mode == "keep-alive":
             self._client = self._new_client()
             body_of(self._client.get(exec_path([WARMUP])))
-
-    def run(self, commands: list[str]) -> str:
-        """One iteration: the commands' outputs, concatenated in order."""
-        with self._translating():
-            return self._run(commands)
 
     def _run(self, commands: list[str]) -> str:
         mode = self.mode

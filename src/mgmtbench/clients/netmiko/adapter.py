@@ -31,18 +31,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from mgmtbench.clients.base import REUSING_MODES, Client, Transport
-from mgmtbench.clients.translate import ErrorMap, Translator, translate_errors
-from mgmtbench.emulator.transcripts import load_platform
+from mgmtbench.clients.session import SessionClient
+from mgmtbench.clients.translate import Translator, optional_errors, translate_errors
 from mgmtbench.errors import (
     AuthenticationFailed,
     ClientError,
     ClientTimeout,
     ConnectionFailed,
-    UsageError,
     WrongOutput,
 )
-from mgmtbench.targets import Auth, Target
+from mgmtbench.targets import Auth
 
 try:
     import netmiko
@@ -52,20 +50,18 @@ except ImportError:  # reported by Client.missing()
     netmiko = None  # type: ignore[assignment]
     paramiko = None
 
-ERRORS: ErrorMap = {OSError: ConnectionFailed, EOFError: ConnectionFailed,
-                    TimeoutError: ClientTimeout,
-                    # Netmiko reports a refused enable (and other device answers it did not
-                    # expect) as ValueError.
-                    ValueError: ClientError}
-if netmiko is not None:
-    ERRORS = {
-        **ERRORS,
+ERRORS = optional_errors(
+    {OSError: ConnectionFailed, EOFError: ConnectionFailed, TimeoutError: ClientTimeout,
+     # Netmiko reports a refused enable (and other device answers it did not expect) as
+     # ValueError.
+     ValueError: ClientError},
+    netmiko, lambda: {
         netmiko.exceptions.NetmikoBaseException: ClientError,
         netmiko.exceptions.NetmikoAuthenticationException: AuthenticationFailed,
         netmiko.exceptions.NetmikoTimeoutException: ClientTimeout,
         paramiko.SSHException: ClientError,
         paramiko.AuthenticationException: AuthenticationFailed,
-    }
+    })
 
 
 def _classify(exc: BaseException) -> type[ClientError] | None:
@@ -77,43 +73,21 @@ def _classify(exc: BaseException) -> type[ClientError] | None:
     return None
 
 
-def device_type(platform: str) -> str:
-    """Netmiko's ``device_type`` for ``platform``, from its ``platform.toml``."""
-    found = load_platform(platform).style.clients.netmiko_device_type
-    if found is None:
-        raise UsageError(f"netmiko has no device type for platform {platform!r}: add "
-                         f"[clients] netmiko_device_type to its platform.toml")
-    return found
-
-
-class NetmikoClient(Client):
+class NetmikoClient(SessionClient):
     """Netmiko's ConnectHandler, PTY modes."""
     name = "netmiko"
-    transport = Transport.SSH
-    modes = ("pty-fresh", "pty-reuse")
     extra = "netmiko"
     needs = ("netmiko",)
-
-    _conn: Any = None
-
-    @classmethod
-    def check(cls, target: Target) -> None:
-        """Refuse (:class:`~mgmtbench.errors.UsageError`) an auth method or algorithm choice this
-        library cannot honour."""
-        if target.auth is Auth.AGENT:
-            raise UsageError("netmiko cannot use the agent at a given socket (it reads only "
-                             "SSH_AUTH_SOCK): use auth 'password' or 'key'")
-        if target.auth is Auth.KEY and target.key_file is None:
-            raise UsageError("netmiko: auth 'key' needs a target key_file")
-        if not target.algorithms.is_default():
-            raise UsageError("netmiko cannot choose SSH algorithms (it can only disable "
-                             "paramiko's): leave the target's algorithms empty")
-        device_type(target.platform)
+    library = "netmiko"
+    driver_field = "netmiko_device_type"
+    driver_kind = "device type"
+    no_agent = " (it reads only SSH_AUTH_SOCK)"
+    no_algorithms = " (it can only disable paramiko's)"
 
     def _translating(self) -> Translator:
         return translate_errors(self.name, ERRORS, classify=_classify)
 
-    def _connect(self) -> Any:
+    def _open(self) -> Any:
         t = self.target
         keys: dict[str, Any] = {"ssh_strict": False}
         if t.known_hosts is not None:
@@ -125,7 +99,7 @@ class NetmikoClient(Client):
         else:
             login = {"password": t.password, "use_keys": False}
         conn = netmiko.ConnectHandler(
-            device_type=device_type(t.platform), host=t.host, port=t.ssh_port,
+            device_type=self.driver(t.platform), host=t.host, port=t.ssh_port,
             username=t.username, secret=t.enable_secret, allow_agent=False, conn_timeout=30,
             **login, **keys)
         try:
@@ -135,39 +109,14 @@ class NetmikoClient(Client):
             raise
         return conn
 
-    def setup(self) -> None:
-        """Untimed preparation: connect here for the modes that reuse a connection."""
-        if self.mode in REUSING_MODES:
-            with self._translating():
-                self._conn = self._connect()
+    def _close(self, session: Any) -> None:
+        session.disconnect()
 
-    def run(self, commands: list[str]) -> str:
-        """One iteration: the commands' outputs, concatenated in order."""
-        with self._translating():
-            return self._run(commands)
-
-    def _run(self, commands: list[str]) -> str:
-        if self.mode == "pty-reuse":
-            return self._commands(self._conn, commands)
-        conn = self._connect()  # pty-fresh
-        try:
-            return self._commands(conn, commands)
-        finally:
-            conn.disconnect()
-
-    @staticmethod
-    def _commands(conn: Any, commands: list[str]) -> str:
+    def _commands(self, session: Any, commands: list[str]) -> str:
         outputs = []
         for command in commands:
-            output = conn.send_command(command)
+            output = session.send_command(command)
             if not isinstance(output, str):
                 raise WrongOutput(f"netmiko: unexpected {type(output).__name__} for {command!r}")
             outputs.append(output + "\n" if output else "")
         return "".join(outputs)
-
-    def teardown(self) -> None:
-        """Close what ``setup`` or ``run`` left open."""
-        if self._conn is not None:
-            conn, self._conn = self._conn, None
-            with self._translating():
-                conn.disconnect()

@@ -47,7 +47,7 @@ import tempfile
 from pathlib import Path
 from typing import IO
 
-from mgmtbench.clients.base import REUSING_MODES, SSH_MODES, Client, Transport
+from mgmtbench.clients.base import REUSING_MODES, SSH_MODES, TranslatedClient, Transport
 from mgmtbench.clients.pty import SyncPty
 from mgmtbench.clients.translate import Translator, translate_errors
 from mgmtbench.errors import (
@@ -88,7 +88,7 @@ def failure(line: str) -> ClientError:
     return ClientError(f"openssh: {line}")
 
 
-class OpensshClient(Client):
+class OpensshClient(TranslatedClient):
     """The OpenSSH ``ssh`` binary, all six SSH modes."""
     name = "openssh"
     transport = Transport.SSH
@@ -212,7 +212,7 @@ class OpensshClient(Client):
 
     def setup(self) -> None:
         """Untimed preparation: connect here for the modes that reuse a connection."""
-        try:
+        with self._torn_down_on_failure():
             if self.mode in ("reuse-conn", "pipelined"):
                 with self._translating():
                     self._start_master()
@@ -222,14 +222,6 @@ class OpensshClient(Client):
             else:
                 assert self.mode not in REUSING_MODES
                 self._base()  # refuse a target without a key file before the timed part
-        except BaseException:
-            self.teardown()
-            raise
-
-    def run(self, commands: list[str]) -> str:
-        """One iteration: the commands' outputs, concatenated in order."""
-        with self._translating():
-            return self._run(commands)
 
     def _run(self, commands: list[str]) -> str:
         mode = self.mode

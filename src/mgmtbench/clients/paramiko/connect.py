@@ -22,13 +22,8 @@ from typing import Any
 import paramiko
 from paramiko.agent import AgentSSH
 
-from mgmtbench.errors import (
-    AuthenticationFailed,
-    ClientError,
-    ClientTimeout,
-    ConnectionFailed,
-    UsageError,
-)
+from mgmtbench.clients.base import check_algorithm_names, require_credentials
+from mgmtbench.errors import AuthenticationFailed, ClientError, ClientTimeout, ConnectionFailed
 from mgmtbench.targets import Auth, SshAlgorithms, Target
 
 ERRORS = {
@@ -50,16 +45,9 @@ _OPTIONS = {
 
 
 def check(target: Target) -> None:
-    """:class:`UsageError` for a choice paramiko cannot make."""
-    for field, (_, known) in _OPTIONS.items():
-        unknown = [name for name in getattr(target.algorithms, field) if name not in known]
-        if unknown:
-            raise UsageError(f"paramiko does not support the {field} algorithm(s) "
-                             f"{', '.join(unknown)}: choose from {', '.join(known)}")
-    if target.auth is Auth.KEY and target.key_file is None:
-        raise UsageError("paramiko: auth 'key' needs a target key_file")
-    if target.auth is Auth.AGENT and target.agent_socket is None:
-        raise UsageError("paramiko: auth 'agent' needs a target agent_socket")
+    """:class:`~mgmtbench.errors.UsageError` for a choice paramiko cannot make."""
+    check_algorithm_names("paramiko", target, lambda field: list(_OPTIONS[field][1]))
+    require_credentials("paramiko", target)
 
 
 def _factory(algorithms: SshAlgorithms) -> Any:

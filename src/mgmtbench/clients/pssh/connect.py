@@ -9,27 +9,16 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from mgmtbench.clients.base import password_or_key_only
 from mgmtbench.clients.translate import ErrorMap, first_line
-from mgmtbench.errors import (
-    AuthenticationFailed,
-    ClientError,
-    ClientTimeout,
-    ConnectionFailed,
-    UsageError,
-)
+from mgmtbench.errors import AuthenticationFailed, ClientError, ClientTimeout, ConnectionFailed
 from mgmtbench.targets import Auth, Target
 
 
 def check(client: str, target: Target) -> None:
-    """:class:`UsageError` for what parallel-ssh cannot do."""
-    if target.auth is Auth.AGENT:
-        raise UsageError(f"{client} cannot use the agent at a given socket (parallel-ssh reads "
-                         "only SSH_AUTH_SOCK): use auth 'password' or 'key'")
-    if target.auth is Auth.KEY and target.key_file is None:
-        raise UsageError(f"{client}: auth 'key' needs a target key_file")
-    if not target.algorithms.is_default():
-        raise UsageError(f"{client} cannot choose SSH algorithms (parallel-ssh has no option "
-                         "for them): leave the target's algorithms empty")
+    """:class:`~mgmtbench.errors.UsageError` for what parallel-ssh cannot do."""
+    password_or_key_only(client, target, agent=" (parallel-ssh reads only SSH_AUTH_SOCK)",
+                         algorithms=" (parallel-ssh has no option for them)")
 
 
 def login_options(target: Target, key: str = "pkey") -> dict[str, Any]:

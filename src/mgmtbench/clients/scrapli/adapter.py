@@ -48,18 +48,16 @@ import os
 import shutil
 from typing import Any, ClassVar
 
-from mgmtbench.clients.base import REUSING_MODES, Client, Transport
-from mgmtbench.clients.translate import ErrorMap, Translator, translate_errors
-from mgmtbench.emulator.transcripts import load_platform
+from mgmtbench.clients.session import SessionClient
+from mgmtbench.clients.translate import Translator, optional_errors, translate_errors
 from mgmtbench.errors import (
     AuthenticationFailed,
     ClientError,
     ClientTimeout,
     ConnectionFailed,
-    UsageError,
     WrongOutput,
 )
-from mgmtbench.targets import Auth, Target
+from mgmtbench.targets import Auth
 
 try:
     import scrapli
@@ -70,14 +68,13 @@ except ImportError:  # reported by Client.missing()
 #: Seconds libscrapli waits for one operation (open, the command list, close).
 OPERATION_TIMEOUT = 30
 
-ERRORS: ErrorMap = {OSError: ConnectionFailed, TimeoutError: ClientTimeout}
-if scrapli is not None:
-    ERRORS = {
-        **ERRORS,
+ERRORS = optional_errors(
+    {OSError: ConnectionFailed, TimeoutError: ClientTimeout},
+    scrapli, lambda: {
         scrapli.exceptions.ScrapliException: ClientError,
         scrapli.exceptions.TimeoutException: ClientTimeout,
         scrapli.exceptions.EOFException: ConnectionFailed,
-    }
+    })
 
 #: libscrapli's messages say more than its exception types: words -> error (first match wins).
 _MESSAGES: tuple[tuple[str, type[ClientError]], ...] = (
@@ -97,36 +94,15 @@ def _classify(exc: BaseException) -> type[ClientError] | None:
     return None
 
 
-def definition(platform: str) -> str:
-    """scrapli's definition (platform) name for ``platform``, from its ``platform.toml``."""
-    found = load_platform(platform).style.clients.scrapli_platform
-    if found is None:
-        raise UsageError(f"scrapli has no definition for platform {platform!r}: add "
-                         f"[clients] scrapli_platform to its platform.toml")
-    return found
-
-
-class _ScrapliClient(Client):
-    transport = Transport.SSH
-    modes = ("pty-fresh", "pty-reuse")
+class _ScrapliClient(SessionClient):
     extra = "scrapli"
     needs = ("scrapli",)
+    library = "scrapli"
+    driver_field = "scrapli_platform"
+    driver_kind = "definition"
     #: scrapli's name for the SSH transport.
     kind: ClassVar[str]
-
-    _cli: Any = None
-
-    @classmethod
-    def check(cls, target: Target) -> None:
-        if target.auth is Auth.AGENT:
-            raise UsageError(f"{cls.name} cannot use the agent at a given socket: use auth "
-                             "'password' or 'key'")
-        if target.auth is Auth.KEY and target.key_file is None:
-            raise UsageError(f"{cls.name}: auth 'key' needs a target key_file")
-        if not target.algorithms.is_default():
-            raise UsageError(f"{cls.name} cannot choose SSH algorithms (scrapli has no option "
-                             "for them): leave the target's algorithms empty")
-        definition(target.platform)
+    no_algorithms = " (scrapli has no option for them)"
 
     def _translating(self) -> Translator:
         return translate_errors(self.name, ERRORS, classify=_classify)
@@ -143,7 +119,7 @@ class _ScrapliClient(Client):
         cli = scrapli.Cli(
             t.host,
             port=t.ssh_port,
-            definition_file_or_name=definition(t.platform),
+            definition_file_or_name=self.driver(t.platform),
             auth_options=scrapli.AuthOptions(
                 username=t.username, **login,
                 lookups=[scrapli.LookupKeyValue(key="enable", value=t.enable_secret)]),
@@ -159,29 +135,18 @@ class _ScrapliClient(Client):
             raise
         return cli
 
-    def setup(self) -> None:
-        if self.mode in REUSING_MODES:
-            with self._translating():
-                self._cli = self._open()
+    def _close(self, session: Any) -> None:
+        session.close()
 
-    def run(self, commands: list[str]) -> str:
-        with self._translating():
-            return self._run(commands)
-
-    def _run(self, commands: list[str]) -> str:
-        if self.mode == "pty-reuse":
-            return _send(self._cli, commands)
-        cli = self._open()  # pty-fresh
-        try:
-            return _send(cli, commands)
-        finally:
-            cli.close()
-
-    def teardown(self) -> None:
-        if self._cli is not None:
-            cli, self._cli = self._cli, None
-            with self._translating():
-                cli.close()
+    def _commands(self, session: Any, commands: list[str]) -> str:
+        if not commands:
+            return ""
+        result = session.send_inputs(commands, retain_input=True, retain_trailing_prompt=True,
+                                     stop_on_indicated_failure=False)
+        if len(result.results) != len(commands):
+            raise WrongOutput(f"scrapli: {len(result.results)} results for {len(commands)} "
+                              "commands")
+        return "".join(output_of(c, r) for c, r in zip(commands, result.results, strict=True))
 
 
 class ScrapliBinClient(_ScrapliClient):
@@ -209,16 +174,6 @@ class ScrapliSsh2Client(_ScrapliClient):
         known = self.target.known_hosts
         return scrapli.TransportSsh2Options(
             known_hosts_path=str(known) if known is not None else None)
-
-
-def _send(cli: Any, commands: list[str]) -> str:
-    if not commands:
-        return ""
-    result = cli.send_inputs(commands, retain_input=True, retain_trailing_prompt=True,
-                             stop_on_indicated_failure=False)
-    if len(result.results) != len(commands):
-        raise WrongOutput(f"scrapli: {len(result.results)} results for {len(commands)} commands")
-    return "".join(output_of(c, r) for c, r in zip(commands, result.results, strict=True))
 
 
 def output_of(command: str, retained: str) -> str:

@@ -33,13 +33,12 @@ from typing import Any
 
 from mgmtbench.clients.channels import ChannelClient
 from mgmtbench.clients.pty import SyncPty
-from mgmtbench.clients.translate import ErrorMap, first_line
+from mgmtbench.clients.translate import ErrorMap, first_line, optional_errors
 from mgmtbench.errors import (
     AuthenticationFailed,
     ClientError,
     ClientTimeout,
     ConnectionFailed,
-    UsageError,
 )
 from mgmtbench.targets import Auth, Target
 
@@ -76,15 +75,6 @@ class Ssh2Client(ChannelClient):
     name = "ssh2"
     extra = "ssh2"
     needs = ("ssh2",)
-
-    @classmethod
-    def check(cls, target: Target) -> None:
-        """Refuse (:class:`~mgmtbench.errors.UsageError`) an auth method or algorithm choice this
-        library cannot honour."""
-        if target.auth is Auth.KEY and target.key_file is None:
-            raise UsageError("ssh2: auth 'key' needs a target key_file")
-        if target.auth is Auth.AGENT and target.agent_socket is None:
-            raise UsageError("ssh2: auth 'agent' needs a target agent_socket")
 
     def _connect(self, stack: contextlib.ExitStack) -> _Conn:
         t = self.target
@@ -229,10 +219,9 @@ def _close(channel: Any, wait: bool = True) -> None:
 
 
 _KEY_TYPES: dict[int, int] = {}
-ERRORS: ErrorMap = {OSError: ConnectionFailed, TimeoutError: ClientTimeout}
-if ssh2_exceptions is not None:
-    ERRORS = {
-        **ERRORS,
+ERRORS = optional_errors(
+    {OSError: ConnectionFailed, TimeoutError: ClientTimeout},
+    ssh2_exceptions, lambda: {
         ssh2_exceptions.SSH2Error: ClientError,
         ssh2_exceptions.AuthenticationError: AuthenticationFailed,
         ssh2_exceptions.PublicKeyError: AuthenticationFailed,
@@ -248,7 +237,7 @@ if ssh2_exceptions is not None:
         ssh2_exceptions.KexFailureError: ConnectionFailed,
         ssh2_exceptions.Timeout: ClientTimeout,
         ssh2_exceptions.SocketTimeout: ClientTimeout,
-    }
+    })
 if ssh2_session is not None:
     _KEY_TYPES = {
         ssh2_session.LIBSSH2_HOSTKEY_TYPE_RSA: ssh2_knownhost.LIBSSH2_KNOWNHOST_KEY_SSHRSA,

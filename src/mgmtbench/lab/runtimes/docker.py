@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from mgmtbench.errors import UsageError
+from mgmtbench.errors import DockerError, UsageError
 from mgmtbench.lab.facts import RuntimeFacts
 from mgmtbench.lab.netns import run_in
 from mgmtbench.lab.procfs import process_exists
@@ -37,10 +37,6 @@ LABEL = "mgmtbench.lab"
 STATE_IN_CONTAINER = "/var/lib/mgmtbench"
 KEYS_IN_CONTAINER = "/etc/mgmtbench/authorized_keys"
 BUILD_HINT = "docker build -f docker/Dockerfile -t {image} .  (in the mgmtbench source tree)"
-
-
-class DockerError(UsageError):
-    """A docker command failed."""
 
 
 def docker(*args: str, timeout: float = 120) -> str:
