@@ -11,7 +11,7 @@ import asyncssh
 import pytest
 
 from mgmtbench.clients import AsyncClient, Client, ClientError, Target, adapter, pairs
-from mgmtbench.emulator import Device, DeviceFacts, load_platform
+from mgmtbench.emulator.oracle import expected_output
 
 COMMANDS = ["show version", "show clock", "show ip interface brief", "show inventory",
             "show ip route"]
@@ -19,9 +19,8 @@ PAIRS = pairs()
 
 
 def expected(commands: list[str], hostname: str = "R1") -> str:
-    device = Device(load_platform("cisco_ios"), DeviceFacts.for_hostname(hostname),
-                    enable_secret="-")
-    return "".join(device.transcript(tuple(c.split())) for c in commands)
+    """What the session's cisco_ios device (on loopback: it reports 198.18.0.1) answers."""
+    return expected_output("cisco_ios", hostname, "198.18.0.1", commands)
 
 
 def drive(client: Client | AsyncClient, commands: list[str], rounds: int = 2) -> list[str]:

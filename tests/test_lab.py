@@ -33,7 +33,8 @@ import asyncssh
 import httpx
 import pytest
 
-from mgmtbench.emulator import Credentials, Device, DeviceFacts, load_platform
+from mgmtbench.emulator import Credentials
+from mgmtbench.emulator.oracle import expected_output
 from mgmtbench.lab import Lab, LinkCounters, resolve
 from mgmtbench.lab.backends import choose
 from mgmtbench.lab.calibrate import percentile, ping, split_reply_ms
@@ -337,11 +338,10 @@ def test_counters_account_for_one_exchange(lab_for: LabFor) -> None:
 def test_emulator_answers_over_ssh_and_https(lab_for: LabFor) -> None:
     lab = shared_lab(lab_for, "campus")
     device = lab.devices[0]
-    facts = DeviceFacts.for_hostname(device.hostname, device.reported_ip)
-    local = Device(load_platform("cisco_ios"), facts, enable_secret="x")
-    expected = local.transcript(("show", "version"))
+    expected = expected_output("cisco_ios", device.hostname, device.reported_ip, ["show version"])
     # The device reports the address it is reached on as its management address.
-    brief = local.transcript(("show", "ip", "interface", "brief"))
+    brief = expected_output("cisco_ios", device.hostname, device.reported_ip,
+                            ["show ip interface brief"])
     assert device.address in brief
 
     async def over_ssh(command: str) -> str:
