@@ -35,6 +35,7 @@ def test_readme_example_runs_with_the_plugin_alone(pytester: pytest.Pytester) ->
     assert info["experiment"] == "my-show-version"
     assert info["backend"] in ("loopback", "none", "tun", "netem")
     assert info["measured_rtt_ms"] is not None
+    assert info["rtt_error_ms"] == round(info["measured_rtt_ms"] - info["configured_rtt_ms"], 3)
     assert "asyncssh" in info["versions"]
 
 

@@ -1,8 +1,9 @@
 """One place that records what every benchmark result says about where it ran.
 
 :func:`record` puts into a benchmark's ``extra_info`` the experiment's name, the lab's facts
-(link backend, device runtime and image, configured and measured RTT), the versions of the client
-libraries, and the benchmark's own figures. The report groups rows by ``experiment`` and finds a
+(link backend, device runtime and image, configured and measured RTT, and ``rtt_error_ms``: their
+difference, the instrument's own error), the versions of the client libraries, and the
+benchmark's own figures. The report groups rows by ``experiment`` and finds a
 section per experiment (:mod:`mgmtbench.results`).
 """
 
@@ -42,6 +43,10 @@ def lab_facts(lab: HasFacts) -> dict[str, Any]:
     facts: Mapping[str, Any] = lab.facts().as_dict()
     out = {key: facts.get(key) for key in LAB_KEYS}
     out.update({key: facts[key] for key in OPTIONAL_LAB_KEYS if facts.get(key) is not None})
+    # The instrument's own error: what the lab measured beyond the profile's RTT.
+    measured, configured = facts.get("measured_rtt_ms"), facts.get("configured_rtt_ms")
+    out["rtt_error_ms"] = (round(measured - configured, 3)
+                           if measured is not None and configured is not None else None)
     return out
 
 
