@@ -6,6 +6,13 @@ chosen with ``--profiles``, ``--commands`` and ``--clients`` (mgmtbench's pytest
 ids read ``[paramiko-reuse-conn-regional-5cmd]``, so ``-k "regional and pty-fresh"`` selects.
 Connection set-up is inside the timed part for the fresh modes and outside it for the reusing ones
 (the adapter's ``setup``). Every round's output is checked against the transcripts.
+
+Besides time, each benchmark records what went over the link during its timed rounds, per
+iteration: packets and bytes (interface counters), and round trips counted on the wire
+(``wire_rtts_per_iteration``, ``wire_turns_per_iteration``, ``data_packets_per_iteration``: a
+capture in a process of its own, started before the timed rounds and stopped after them; rules in
+:mod:`mgmtbench.lab.wiretap`; not recorded on a loopback lab). ``rtts`` is time divided by the
+measured RTT; wire RTTs count the direction changes themselves.
 """
 
 from __future__ import annotations
@@ -62,12 +69,14 @@ def test_transport_mode(benchmark: BenchmarkFixture, lab_for: Callable[[str], La
         start = time.perf_counter()
         one_round()  # warm-up, and the first check of the answer
         rounds = round_count(time.perf_counter() - start)
-        before = lab.counters()
         benchmark.group = f"{profile}, {commands} commands"
-        benchmark.pedantic(one_round, rounds=rounds, iterations=1)
-        traffic = lab.counters() - before
+        with lab.wire_tap() as tap:  # its process starts and stops outside the timed rounds
+            before = lab.counters()
+            benchmark.pedantic(one_round, rounds=rounds, iterations=1)
+            traffic = lab.counters() - before
     finally:
         driver.teardown()
+    wire = tap.result()
     wrong = [i for i, out in enumerate(outputs) if out != want]
     assert not wrong, f"rounds {wrong} returned wrong output (first: {outputs[wrong[0]][:200]!r})"
 
@@ -79,4 +88,5 @@ def test_transport_mode(benchmark: BenchmarkFixture, lab_for: Callable[[str], La
            packets_per_iteration=round(traffic.packets / rounds, 1),
            bytes_per_iteration=round(traffic.bytes / rounds),
            packets_to_device=round(traffic.tx_packets / rounds, 1),
-           packets_from_device=round(traffic.rx_packets / rounds, 1))
+           packets_from_device=round(traffic.rx_packets / rounds, 1),
+           **(wire.per_iteration(rounds) if wire else {}))

@@ -94,7 +94,8 @@ def test_interactive_session(endpoint: DeviceEndpoint,
     result = run(args, stdin=f"{paging}\nshow clock\nexit\n".encode())
     assert result.returncode == 0, result.stderr.decode(errors="replace")
     suffix = endpoint.device.platform.style.prompt_suffix
-    prompt = f"{endpoint.hostname}>{suffix}".encode()
+    lands = "#" if endpoint.device.platform.style.login_privilege == 15 else ">"  # IOS #, ASA >
+    prompt = f"{endpoint.hostname}{lands}{suffix}".encode()
     clock = endpoint.device.transcript(("show", "clock")).replace("\n", "\r\n").encode()
     # Each line is echoed after the prompt; the output follows with CR LF line endings.
     assert_in_order(result.stdout, [

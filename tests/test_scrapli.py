@@ -92,8 +92,8 @@ def test_every_ssh_transport_is_covered() -> None:
 
 
 def test_open_reaches_privileged_exec(cli: Cli, ios: DeviceEndpoint) -> None:
-    # On open the definition enables (answering 'Password:' with the 'enable' lookup) and
-    # turns paging off.
+    # On open the definition enables if the login lands at '>' (answering 'Password:' with the
+    # 'enable' lookup) and turns paging off.
     assert cli.get_prompt().result.strip() == f"{ios.hostname}#"
 
 

@@ -216,10 +216,10 @@ def test_shell_prompt_echo_and_line_endings(ios: DeviceEndpoint) -> None:
         for ending in (b"\r", b"\n", b"\r\n"):
             shell.write(b"show clock" + ending)
             seen = await shell.read_until(PROMPT)
-            assert seen == b"show clock\r\n" + clock + b"R1>"
+            assert seen == b"show clock\r\n" + clock + b"R1#"
         shell.write(b"\r\n\r\nshow clock\r")  # two empty lines: two prompts, no more
-        assert await shell.read_until(b"\r\nR1>") == b"\r\nR1>"
-        assert await shell.read_until(b"\r\nR1>") == b"\r\nR1>"
+        assert await shell.read_until(b"\r\nR1#") == b"\r\nR1#"
+        assert await shell.read_until(b"\r\nR1#") == b"\r\nR1#"
         assert await shell.read_until(b"show clock\r\n") == b"show clock\r\n"
 
     shell_session(ios, script)
@@ -230,13 +230,13 @@ def test_shell_editing_keys(ios: DeviceEndpoint) -> None:
 
     async def script(shell: Shell) -> None:
         shell.write(b"show clocx\x7fk\r")  # backspace
-        assert (await shell.read_until(PROMPT)).endswith(clock + b"R1>")
+        assert (await shell.read_until(PROMPT)).endswith(clock + b"R1#")
         shell.write(b"junk junk\x15show clock\r")  # Ctrl-U erases the line
-        assert (await shell.read_until(PROMPT)).endswith(clock + b"R1>")
+        assert (await shell.read_until(PROMPT)).endswith(clock + b"R1#")
         shell.write(b"show cl\x1b[A\x1b[Dock\r")  # arrow keys are ignored
-        assert (await shell.read_until(PROMPT)).endswith(clock + b"R1>")
+        assert (await shell.read_until(PROMPT)).endswith(clock + b"R1#")
         shell.write(b"show ver\x03")  # Ctrl-C drops the line
-        assert await shell.read_until(PROMPT) == b"show ver^C\r\nR1>"
+        assert await shell.read_until(PROMPT) == b"show ver^C\r\nR1#"
 
     shell_session(ios, script)
 
@@ -258,7 +258,7 @@ def test_shell_errors_and_overlong_lines(ios: DeviceEndpoint) -> None:
         shell.write(b"show " + b"x" * 5000 + b"\r")  # echo stops at the line limit (4096)
         assert b"% Invalid input detected" in await shell.read_until(PROMPT)
         assert b"Ambiguous command" in await shell.command("sh i")
-        assert b"R1>" in await shell.command("show clock") + b"R1>"
+        assert b"R1#" in await shell.command("show clock") + b"R1#"
 
     shell_session(ios, script)
 
@@ -266,7 +266,7 @@ def test_shell_errors_and_overlong_lines(ios: DeviceEndpoint) -> None:
 @pytest.mark.parametrize("platform", ["cisco_ios", "cisco_asa"])
 def test_shell_enable_and_config_modes(platform: str,
                                        fresh_emulator: FreshEmulator) -> None:
-    endpoint = fresh_emulator(platform).endpoints[0]
+    endpoint = fresh_emulator(platform, login_privilege=1).endpoints[0]
     host = endpoint.hostname.encode()
 
     async def script(shell: Shell) -> None:
@@ -312,3 +312,42 @@ def test_shell_pages_long_output(ios: DeviceEndpoint) -> None:
         assert (await shell.command("show bulk-output 6400")).count(b"\r\n") == 100
 
     shell_session(ios, script)
+
+
+# --- the login privilege level -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("platform", "level", "lands"), [
+    ("cisco_ios", None, b"#"), ("cisco_asa", None, b">"),  # the platforms' own levels
+    ("cisco_ios", 1, b">"), ("cisco_ios", 15, b"#"), ("cisco_asa", 1, b">"),
+    ("cisco_asa", 15, b"#")])
+def test_a_shell_lands_at_the_login_privilege(platform: str, level: int | None, lands: bytes,
+                                              fresh_emulator: FreshEmulator) -> None:
+    endpoint = fresh_emulator(platform, login_privilege=level).endpoints[0]
+    host = endpoint.hostname.encode()
+
+    async def go() -> tuple[bytes, bytes, bytes]:
+        async with ssh_connect(endpoint) as conn:
+            process = await conn.create_process(term_type="vt100", encoding=None)
+            shell = Shell(process)
+            first = await shell.read_until(PROMPT)
+            in_shell = await shell.command("show privilege")
+            exec_result = await conn.run("show privilege", encoding=None)
+            assert isinstance(exec_result.stdout, bytes)
+            return first, in_shell, exec_result.stdout
+
+    first, in_shell, over_exec = asyncio.run(go())
+    assert first.rstrip().endswith(host + lands)
+    shown = b"15" if lands == b"#" else b"1"
+    assert in_shell == b"Current privilege level is %s\r\n" % shown
+    assert over_exec == b"Current privilege level is 15\n"  # exec runs privileged at any level
+
+
+def test_a_shell_at_privilege_15_needs_no_enable(fresh_emulator: FreshEmulator) -> None:
+    endpoint = fresh_emulator("cisco_asa", login_privilege=15).endpoints[0]
+
+    async def script(shell: Shell) -> None:
+        shell.write(b"enable\r")  # already privileged: no password prompt, the prompt again
+        assert (await shell.read_until(PROMPT)).rstrip().endswith(b"asa1#")
+
+    shell_session(endpoint, script)

@@ -22,7 +22,8 @@ async def outputs_over_ssh(endpoint: DeviceEndpoint, commands: list[str]) -> tup
             assert isinstance(result.stdout, bytes), command
             execs.append(result.stdout)
         shell = await Shell.open(conn)
-        await shell.enable(SECRET)
+        if endpoint.device.platform.style.login_privilege == 1:  # lands at host>: enable
+            await shell.enable(SECRET)
         await shell.command(paging_off(endpoint))
         shells = [await shell.command(command) for command in commands]
     return execs, shells

@@ -3,9 +3,10 @@
 Every adapter (one module per library under :mod:`mgmtbench.clients`) subclasses :class:`Client`
 (blocking libraries) or :class:`AsyncClient` (asyncio libraries) and declares the modes it supports.
 A benchmark calls ``setup()`` outside the timed part, ``run(commands)`` inside it (once per
-iteration) and ``teardown()`` at the end. What ``setup`` does depends on the mode: ``reuse-conn``,
-``keep-alive`` and ``pty-reuse`` connect there, ``fresh-conn`` and ``pty-fresh`` connect inside
-``run``.
+iteration) and ``teardown()`` at the end. What ``setup`` does depends on the mode: the modes in
+:data:`REUSING_MODES` (``reuse-conn``, ``pty-reuse``, ``keep-alive``, ``batch-post`` ...) connect
+there, ``fresh-conn`` and ``pty-fresh`` connect inside ``run``. ``pty-reuse`` keeps the connection
+only: every iteration opens a new channel, PTY and shell on it; ``pty-kept`` keeps the shell too.
 
 ``run`` returns the devices' outputs concatenated in command order, so a benchmark checks the
 answer, not only the time: a fast wrong answer fails. A blocking adapter whose calls into its
@@ -36,7 +37,8 @@ from mgmtbench.clients.translate import Translator
 from mgmtbench.errors import ClientError, MissingLibrary, UsageError
 from mgmtbench.targets import Auth, SshAlgorithms, Target
 
-__all__ = ["ALGORITHM_FIELDS", "HTTPS_MODES", "REUSING_MODES", "SSH_MODES", "AnyClient",
+__all__ = ["ALGORITHM_FIELDS", "HTTPS_MODES", "KEPT_SHELL", "KEPT_VARIANTS", "REUSING_MODES",
+           "SSH_MODES", "STUDY_MODES", "AnyClient",
            "AsyncClient", "Client", "ClientError", "MissingLibrary", "Target", "TranslatedClient",
            "Transport",
            "check_algorithm_names", "password_or_key_only", "require_credentials"]
@@ -48,11 +50,25 @@ class Transport(StrEnum):
     HTTPS = "https"
 
 
-# Mode names as they appear in test ids and in the JSON results.
-SSH_MODES = ("fresh-conn", "reuse-conn", "batch-exec", "pty-fresh", "pty-reuse", "pipelined")
-HTTPS_MODES = ("fresh-conn", "keep-alive", "batch-post", "multi-cmd", "tls-resume", "h2-multiplex")
+# Mode names as they appear in test ids and in the JSON results. The names the published study
+# (clibench v0.7.0) uses mean what they mean there; the README's mode table says what each one
+# times, what it reuses and its protocol minimum in round trips.
+SSH_MODES = ("fresh-conn", "reuse-conn", "batch-exec", "pty-fresh", "pty-reuse", "pipelined",
+             "pty-kept")
+HTTPS_MODES = ("fresh-conn", "keep-alive", "batch-post", "multi-cmd", "tls-resume", "h2-multiplex",
+               "conn-per-iteration", "batch-post-fresh", "multi-cmd-fresh")
+#: The study's mode names (SSH and HTTPS).
+STUDY_MODES = frozenset({"fresh-conn", "reuse-conn", "batch-exec", "pty-fresh", "pty-reuse",
+                         "keep-alive", "batch-post", "multi-cmd"})
+#: Our variants that keep what a study name meant here before (issue 12): a shell kept across
+#: iterations, and an HTTPS connection made per iteration. Benchmarked with ``--modes all``.
+KEPT_VARIANTS = frozenset({"pty-kept", "conn-per-iteration", "batch-post-fresh",
+                           "multi-cmd-fresh"})
+#: The mode that keeps one prepared shell across iterations (what fleet runners use).
+KEPT_SHELL = "pty-kept"
 #: Modes whose connection is made in ``setup`` (outside the timed part).
-REUSING_MODES = frozenset({"reuse-conn", "pty-reuse", "keep-alive", "pipelined", "h2-multiplex"})
+REUSING_MODES = frozenset({"reuse-conn", "pty-reuse", "pty-kept", "keep-alive", "batch-post",
+                           "multi-cmd", "pipelined", "h2-multiplex"})
 
 
 class _Common:

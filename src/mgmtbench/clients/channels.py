@@ -1,4 +1,4 @@
-"""The six SSH modes for libraries that open exec channels and PTY shells on a connection.
+"""The SSH modes for libraries that open exec channels and PTY shells on a connection.
 
 A subclass provides the library's primitives; this class maps every mode onto them the same way,
 so ``reuse-conn`` means the same thing for paramiko, libssh2 and parallel-ssh:
@@ -9,6 +9,11 @@ so ``reuse-conn`` means the same thing for paramiko, libssh2 and parallel-ssh:
 - ``_pipelined(conn, commands)``: every command's channel at once, outputs in order;
 - ``_error_map()``: the library's exception types and the :class:`ClientError` each becomes
   (used with :func:`~mgmtbench.clients.translate.translate_errors` around every call).
+
+``pty-reuse`` connects in ``setup``; every iteration opens a new shell channel on that connection
+(channel, PTY, shell, first prompt, ``enable`` if the prompt is ``>``, session prep), runs the
+commands and closes the channel. ``pty-kept`` opens that shell once, in ``setup``, and runs every
+iteration's commands on it.
 """
 
 from __future__ import annotations
@@ -73,16 +78,20 @@ class ChannelClient(TranslatedClient):
         self._stack = stack = contextlib.ExitStack()
         with self._torn_down_on_failure(), self._translating():
             self._conn = self._connect(stack)
-            if self.mode == "pty-reuse":
+            if self.mode == "pty-kept":
                 self._pty = self._shell(self._conn, stack)
 
     def _run(self, commands: list[str]) -> str:
         mode = self.mode
         if mode == "reuse-conn":
             return "".join(self._exec(self._conn, c) for c in commands)
-        if mode == "pty-reuse":
+        if mode == "pty-kept":
             assert self._pty is not None
             return "".join(self._pty.command(c) for c in commands)
+        if mode == "pty-reuse":
+            with contextlib.ExitStack() as stack:  # a new shell channel, closed at the end
+                pty = self._shell(self._conn, stack)
+                return "".join(pty.command(c) for c in commands)
         if mode == "pipelined":
             return self._pipelined(self._conn, commands)
         with contextlib.ExitStack() as stack:  # fresh-conn, batch-exec, pty-fresh

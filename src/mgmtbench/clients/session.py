@@ -1,7 +1,7 @@
-"""The two PTY modes for libraries that run their own PTY logic over one session object (Netmiko's
+"""The PTY modes for libraries that run their own PTY logic over one session object (Netmiko's
 ``ConnectHandler``, scrapli's ``Cli``).
 
-A subclass provides the library's primitives; this class maps both modes onto them the same way:
+A subclass provides the library's primitives; this class maps the modes onto them the same way:
 
 - ``_open()``: a logged-in, prepared session (closed again by ``_open`` itself if preparing fails);
 - ``_close(session)``: end it;
@@ -14,9 +14,11 @@ Such a library logs in with a password or a key file and negotiates its own algo
 adapter refuses the rest up front (:func:`~mgmtbench.clients.base.password_or_key_only`, with
 its ``no_agent`` and ``no_algorithms`` reasons), and a platform it has no driver for.
 
-``pty-reuse`` opens the session in ``setup`` (untimed) and runs every iteration's commands on it;
+``pty-kept`` opens the session in ``setup`` (untimed) and runs every iteration's commands on it;
 ``pty-fresh`` opens a session, runs the commands and closes it, all inside the iteration.
-``teardown`` closes what ``setup`` opened.
+``pty-reuse`` (the study's: a kept connection, a new shell channel per iteration) only where the
+library can open a new shell on its kept connection: the subclass then adds it to ``modes`` and
+writes ``_in_new_channel``. ``teardown`` closes what ``setup`` opened.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from abc import abstractmethod
 from typing import Any, ClassVar
 
 from mgmtbench.clients.base import (
+    KEPT_SHELL,
     REUSING_MODES,
     TranslatedClient,
     Transport,
@@ -38,7 +41,7 @@ from mgmtbench.targets import Target
 class SessionClient(TranslatedClient):
     """A PTY adapter built from a library's session primitives (see the module)."""
     transport = Transport.SSH
-    modes = ("pty-fresh", "pty-reuse")
+    modes: ClassVar[tuple[str, ...]] = ("pty-fresh", KEPT_SHELL)
 
     #: The library (as the errors name it), the ``[clients]`` field of ``platform.toml`` that
     #: names its driver for a platform, and what the library calls that driver.
@@ -81,6 +84,11 @@ class SessionClient(TranslatedClient):
     def _commands(self, session: Any, commands: list[str]) -> str:
         """Run ``commands`` on ``session``: their outputs, concatenated in order."""
 
+    def _in_new_channel(self, session: Any, commands: list[str]) -> str:
+        """``pty-reuse``: open and prepare a new shell channel on ``session``'s connection, run
+        ``commands`` there, close the channel (only for a library that lists ``pty-reuse``)."""
+        raise NotImplementedError(f"{self.name} cannot open a new shell on a kept connection")
+
     def setup(self) -> None:
         """Untimed preparation: open the session here for the modes that reuse one."""
         if self.mode in REUSING_MODES:
@@ -88,8 +96,10 @@ class SessionClient(TranslatedClient):
                 self._session = self._open()
 
     def _run(self, commands: list[str]) -> str:
-        if self.mode == "pty-reuse":
+        if self.mode == KEPT_SHELL:
             return self._commands(self._session, commands)
+        if self.mode == "pty-reuse":
+            return self._in_new_channel(self._session, commands)
         session = self._open()  # pty-fresh
         try:
             return self._commands(session, commands)

@@ -22,7 +22,7 @@ from mgmtbench.emulator.options import (
     env_name,
 )
 from mgmtbench.emulator.server import Emulator
-from mgmtbench.emulator.transcripts import available_platforms
+from mgmtbench.emulator.transcripts import available_platforms, check_login_privilege
 from mgmtbench.errors import UsageError
 
 
@@ -85,6 +85,9 @@ def add_ssh_server_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--auth-methods", type=_names, default=AUTH_METHODS, metavar="METHOD,...",
                    help=f"login methods offered, of {', '.join(AUTH_METHODS)} (default: all "
                         "that the credentials allow)")
+    p.add_argument("--login-privilege", type=_privilege, default=None, metavar="1|15",
+                   help="privilege level an SSH shell starts at: 15 lands at host#, 1 at host> "
+                        "(enable needed) (default: the platform's, cisco_ios 15, cisco_asa 1)")
 
 
 def ssh_server_from_args(args: argparse.Namespace) -> SshServerOptions:
@@ -92,7 +95,16 @@ def ssh_server_from_args(args: argparse.Namespace) -> SshServerOptions:
     return SshServerOptions(
         algorithms=Algorithms(kex=args.kex, ciphers=args.ciphers, macs=args.macs,
                               host_key_algs=args.host_key_algs),
-        host_key_type=args.host_key, auth_methods=args.auth_methods)
+        host_key_type=args.host_key, auth_methods=args.auth_methods,
+        login_privilege=args.login_privilege)
+
+
+def _privilege(text: str) -> int:
+    try:
+        return check_login_privilege(int(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a login privilege level: choose 1 "
+                                         "or 15") from None
 
 
 def _names(text: str) -> tuple[str, ...]:

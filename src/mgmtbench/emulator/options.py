@@ -61,6 +61,9 @@ class SshServerOptions:
     host_key_type: str = "ed25519"
     # Offered only when the credentials allow it too (a password, authorized keys).
     auth_methods: tuple[str, ...] = AUTH_METHODS
+    # The privilege level a shell starts at (1: host>, 15: host#); None: the platform's
+    # ``login_privilege``.
+    login_privilege: int | None = None
 
     def flags(self) -> dict[str, str]:
         """The ``mgmtbench serve`` flags that give these options (defaults left out)."""
@@ -72,6 +75,8 @@ class SshServerOptions:
         flags = {flag: ",".join(names) for flag, names in values.items() if names is not None}
         if self.host_key_type != SshServerOptions.host_key_type:
             flags["--host-key"] = self.host_key_type
+        if self.login_privilege is not None:
+            flags["--login-privilege"] = str(self.login_privilege)
         return flags
 
     def environment(self) -> dict[str, str]:
@@ -110,16 +115,21 @@ class EmulatorOptions:
     https: bool = True
     # Explicit hostnames, one per device (a shard of a larger fleet); empty: derived from hostname.
     names: tuple[str, ...] = ()
+    # The privilege level an SSH shell starts at: 15 lands at host#, 1 at host> (enable needed);
+    # None: the platform's ``login_privilege`` (cisco_ios 15, cisco_asa 1).
+    login_privilege: int | None = None
 
     @property
     def ssh_server(self) -> SshServerOptions:
         """The SSH server's part of these options."""
-        return SshServerOptions(self.algorithms, self.host_key_type, self.auth_methods)
+        return SshServerOptions(self.algorithms, self.host_key_type, self.auth_methods,
+                                self.login_privilege)
 
     def with_ssh_server(self, ssh: SshServerOptions) -> EmulatorOptions:
-        """These options with ``ssh``'s algorithms, host key type and login methods."""
+        """These options with ``ssh``'s algorithms, host key type, login methods and login
+        privilege."""
         return replace(self, algorithms=ssh.algorithms, host_key_type=ssh.host_key_type,
-                       auth_methods=ssh.auth_methods)
+                       auth_methods=ssh.auth_methods, login_privilege=ssh.login_privilege)
 
     def address(self, index: int) -> str:
         """The address device ``index`` listens on."""

@@ -12,7 +12,7 @@ import socket
 import tempfile
 import threading
 from collections.abc import Awaitable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
@@ -21,7 +21,12 @@ import asyncssh
 from mgmtbench.emulator.device import HOSTNAME, Device, DeviceFacts
 from mgmtbench.emulator.https_server import DeviceApi, serve_https
 from mgmtbench.emulator.options import HOST_KEY_TYPES, EmulatorOptions
-from mgmtbench.emulator.ssh_server import check_ssh_server, host_key_pair, listen_ssh
+from mgmtbench.emulator.ssh_server import (
+    SshCounts,
+    check_ssh_server,
+    host_key_pair,
+    listen_ssh,
+)
 from mgmtbench.emulator.tls import TlsFiles, make_tls_files, server_context
 from mgmtbench.emulator.transcripts import load_platform
 from mgmtbench.errors import UsageError
@@ -37,6 +42,8 @@ class DeviceEndpoint:
     host: str
     ssh_port: int | None
     https_port: int | None
+    #: What the device's SSH server has accepted so far (connections, execs, shells, PTYs).
+    ssh_counts: SshCounts = field(default_factory=SshCounts)
 
     @property
     def hostname(self) -> str:
@@ -100,13 +107,15 @@ class Emulator:
             ]
             by_https_socket: dict[tuple[str, int], Device] = {}
             for index, device in enumerate(devices):
-                ssh_port = await self._listen_ssh(device, index, authorized) if opts.ssh else None
+                counts = SshCounts()
+                ssh_port = (await self._listen_ssh(device, index, authorized, counts)
+                            if opts.ssh else None)
                 https_port = None
                 if opts.https:
                     https_port = self._bind_https(index)
                     by_https_socket[(opts.address(index), https_port)] = device
                 self.endpoints.append(DeviceEndpoint(device, opts.address(index), ssh_port,
-                                                     https_port))
+                                                     https_port, counts))
             if opts.https and self.tls is not None:
                 api = DeviceApi(by_https_socket, opts.credentials, opts.limits)
                 self._https_task = asyncio.create_task(self._serve_https(api))
@@ -145,8 +154,8 @@ class Emulator:
         """Make :meth:`serve_forever` return."""
         self._shutdown.set()
 
-    async def _listen_ssh(self, device: Device, index: int,
-                          authorized: list[asyncssh.SSHKey]) -> int:
+    async def _listen_ssh(self, device: Device, index: int, authorized: list[asyncssh.SSHKey],
+                          counts: SshCounts) -> int:
         opts = self.options
         port, host = opts.port(opts.ssh_port, index), opts.address(index)
         assert self._host_key_pair is not None
@@ -155,7 +164,7 @@ class Emulator:
                 device, host, port, host_key=self._host_key_pair,
                 credentials=opts.credentials, limits=opts.limits,
                 ssh=opts.ssh_server, authorized=authorized,
-                connections=self._ssh_connections)
+                connections=self._ssh_connections, counts=counts)
         except OSError as exc:
             raise _bind_error("SSH", host, port, exc) from exc
         except (ValueError, asyncssh.Error) as exc:

@@ -9,6 +9,7 @@ import contextlib
 import hmac
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import asyncssh
@@ -21,6 +22,7 @@ from mgmtbench.emulator.device import Device
 from mgmtbench.emulator.options import AUTH_METHODS, Credentials, Limits, SshServerOptions
 from mgmtbench.emulator.session import CliSession, Mode
 from mgmtbench.emulator.shell import run_shell
+from mgmtbench.emulator.transcripts import LOGIN_PRIVILEGES
 from mgmtbench.errors import UsageError
 
 log = logging.getLogger("mgmtbench.emulator")
@@ -28,12 +30,24 @@ log = logging.getLogger("mgmtbench.emulator")
 _PEER_GONE = (BrokenPipeError, ConnectionError, asyncssh.Error)
 
 
+@dataclass
+class SshCounts:
+    """What one device's SSH server has accepted since it started: TCP connections, exec
+    requests, shells and, of those, shells with a PTY (tests use them to pin what a client mode
+    opens per iteration)."""
+
+    connections: int = 0
+    execs: int = 0
+    shells: int = 0
+    ptys: int = 0
+
+
 class _DeviceSSHServer(asyncssh.SSHServer):
     """Authentication and session limits for one device's SSH listener."""
 
     def __init__(self, device: Device, credentials: Credentials, limits: Limits,
                  authorized: Sequence[asyncssh.SSHKey], counter: list[int],
-                 connections: set[asyncssh.SSHServerConnection]) -> None:
+                 connections: set[asyncssh.SSHServerConnection], counts: SshCounts) -> None:
         self._device = device
         self._credentials = credentials
         self._limits = limits
@@ -43,8 +57,10 @@ class _DeviceSSHServer(asyncssh.SSHServer):
         self._conn: asyncssh.SSHServerConnection | None = None
         self._peer = "?"
         self._counted = False
+        self._counts = counts
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self._counts.connections += 1
         peer = conn.get_extra_info("peername")
         self._peer = f"{peer[0]}:{peer[1]}" if peer else "?"
         self._counter[0] += 1
@@ -106,6 +122,9 @@ _WHAT = {"kex": "key exchange algorithm", "ciphers": "cipher", "macs": "MAC",
 def check_ssh_server(options: SshServerOptions) -> None:
     """Raise a one-line :class:`UsageError` naming an algorithm or login method the server does
     not have, and what it has."""
+    if options.login_privilege not in (None, *LOGIN_PRIVILEGES):
+        raise UsageError(f"login privilege {options.login_privilege} (--login-privilege): "
+                         "choose 1 or 15")
     algs = options.algorithms
     supported = supported_algorithms()
     for flag, chosen in (("kex", algs.kex), ("ciphers", algs.ciphers), ("macs", algs.macs),
@@ -160,15 +179,22 @@ async def _run_exec(process: asyncssh.SSHServerProcess[bytes], session: CliSessi
     return 1 if failed else 0
 
 
-def _process_factory(device: Device, limits: Limits) -> Any:
+def _process_factory(device: Device, limits: Limits, login_privilege: int,
+                     counts: SshCounts) -> Any:
+    shell_mode = Mode.PRIV if login_privilege == 15 else Mode.USER
+
     async def handle(process: asyncssh.SSHServerProcess[bytes]) -> None:
         status = 0
         try:
             if process.command is not None:
+                counts.execs += 1
                 session = CliSession(device, mode=Mode.PRIV, max_line=limits.max_line)
                 status = await _run_exec(process, session, device.processing_delay)
             else:
-                session = CliSession(device, mode=Mode.USER, max_line=limits.max_line)
+                counts.shells += 1
+                if process.get_terminal_type() is not None:
+                    counts.ptys += 1
+                session = CliSession(device, mode=shell_mode, max_line=limits.max_line)
                 await run_shell(process, session, device.processing_delay)
         except _PEER_GONE as exc:
             log.info("%s ssh: client went away mid-output (%s)", device.hostname,
@@ -191,9 +217,14 @@ async def listen_ssh(
     ssh: SshServerOptions,
     authorized: Sequence[asyncssh.SSHKey],
     connections: set[asyncssh.SSHServerConnection],
+    counts: SshCounts | None = None,
 ) -> asyncssh.SSHAcceptor:
     """Start the device's SSH listener; the caller closes it and the ``connections`` it tracks.
-    ``host_key`` comes from :func:`host_key_pair`."""
+    ``host_key`` comes from :func:`host_key_pair`; ``counts`` (if given) counts what it
+    accepts. A shell starts at ``ssh.login_privilege``, or the platform's ``login_privilege``."""
+    counts = counts if counts is not None else SshCounts()
+    level = (ssh.login_privilege if ssh.login_privilege is not None
+             else device.platform.style.login_privilege)
     counter = [0]
     algorithms = ssh.algorithms
     options: dict[str, Any] = {}
@@ -208,8 +239,8 @@ async def listen_ssh(
         port,
         server_host_keys=[host_key],
         server_factory=lambda: _DeviceSSHServer(device, credentials, limits, authorized, counter,
-                                                connections),
-        process_factory=_process_factory(device, limits),
+                                                connections, counts),
+        process_factory=_process_factory(device, limits, level, counts),
         encoding=None,
         line_editor=False,
         allow_pty=True,

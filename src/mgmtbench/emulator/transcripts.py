@@ -57,6 +57,9 @@ class PlatformStyle:
     #: Everyday show commands, in the order benchmarks cycle through them.
     show_commands: tuple[str, ...] = ()
     clients: PlatformClients = PlatformClients()
+    #: The privilege level an SSH shell starts at: 15 lands at ``host#`` (an automation user at
+    #: privilege 15), 1 at ``host>`` (``enable`` and its secret needed).
+    login_privilege: int = 1
 
     @property
     def paging_off(self) -> str:
@@ -151,9 +154,21 @@ def _load_style(path: Path, name: str) -> PlatformStyle:
             default_hostname=str(raw.get("default_hostname", "")),
             show_commands=tuple(str(c) for c in raw.get("show_commands", [])),
             clients=_load_clients(raw.get("clients", {})),
+            login_privilege=check_login_privilege(int(raw.get("login_privilege", 1))),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise TranscriptError(f"{path}: missing or bad field {exc}") from exc
+
+
+#: The login privilege levels a device can have: user exec and privileged exec.
+LOGIN_PRIVILEGES = (1, 15)
+
+
+def check_login_privilege(level: int) -> int:
+    """``level`` if it is one of :data:`LOGIN_PRIVILEGES`, else :class:`ValueError`."""
+    if level not in LOGIN_PRIVILEGES:
+        raise ValueError(f"login_privilege {level} (choose 1 or 15)")
+    return level
 
 
 def _load_clients(raw: Mapping[str, object]) -> PlatformClients:

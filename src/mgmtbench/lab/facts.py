@@ -12,6 +12,7 @@ from typing import Protocol, Self
 
 from mgmtbench.lab.calibrate import Calibration
 from mgmtbench.lab.profiles import LinkProfile
+from mgmtbench.lab.wiretap import WireTap
 
 #: The backend name of a lab served on loopback: no link of its own, no link facts.
 LOOPBACK = "loopback"
@@ -115,8 +116,8 @@ class LabFacts:
 
 class LabLike(Protocol):
     """What both kinds of lab offer: start it (or use it as a context manager), reach its devices
-    with its trust files, read its counters and the processes serving its devices, record its
-    facts."""
+    with its trust files, read its counters and the processes serving its devices, tap its link,
+    record its facts."""
 
     devices: list[LabDevice]
     calibration: Calibration | None
@@ -141,6 +142,10 @@ class LabLike(Protocol):
 
     def device_pids(self) -> list[int]:
         """Host-visible pids of the processes serving the devices."""
+
+    def wire_tap(self, settle: float = 0.0) -> WireTap:
+        """A capture of the link counting round trips on the wire (its result is None where
+        there is no link of the lab's own)."""
 
     def up(self) -> Self:
         """Build the lab (a lab that is up stays as it is)."""

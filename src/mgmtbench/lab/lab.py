@@ -7,6 +7,9 @@
         before = lab.counters()
         ...                                # talk to device.address from this process
         print(lab.calibration.rtt_ms, (lab.counters() - before).packets)
+        with lab.wire_tap() as tap:        # round trips on the wire, counted by another process
+            ...
+        print(tap.result().wire_rtts)
 
 The benchmark side is the namespace of the process that made the lab (pytest's), so every client
 library connects as it would to a real device. The link is ``host_if`` (here) <-> ``dev_if`` (in the
@@ -51,6 +54,7 @@ from mgmtbench.lab.profiles import LinkProfile
 from mgmtbench.lab.runtimes import DeviceRuntime, DeviceSpec, RuntimeContext
 from mgmtbench.lab.runtimes.netns import start_in_netns, stop_processes
 from mgmtbench.lab.state import LabState, registry_lock, used_indexes
+from mgmtbench.lab.wiretap import WireTap
 
 log = logging.getLogger("mgmtbench.lab")
 MAX_LABS = 64
@@ -175,6 +179,16 @@ class Lab:
         """The host interface's kernel counters (tx: towards the devices)."""
         assert self.state is not None
         return read_counters(self.state.host_if)
+
+    def wire_tap(self, settle: float = 0.0) -> WireTap:
+        """A capture of the link's benchmark-side interface (the one this lab made) that counts
+        turns and data packets: ``with lab.wire_tap() as tap: ...``, then ``tap.result()``. See
+        :mod:`mgmtbench.lab.wiretap`; ``settle``: seconds to wait for packets in flight before
+        the totals are taken."""
+        if self.state is None:
+            raise UsageError("the lab is not up: enter its with block (or call up()) before "
+                             "tapping its link")
+        return WireTap(self.state.host_if, settle=settle)
 
     def link_stats(self) -> dict[str, Any] | None:
         """The link backend's own tally (the ``tun`` delay line's: see

@@ -17,6 +17,7 @@ from mgmtbench.lab.calibrate import Calibration, calibrate
 from mgmtbench.lab.facts import LOOPBACK, LabDevice, LabFacts, LinkCounters
 from mgmtbench.lab.lab import read_counters
 from mgmtbench.lab.profiles import LinkProfile
+from mgmtbench.lab.wiretap import WireTap
 
 
 class LocalLab:
@@ -77,6 +78,12 @@ class LocalLab:
     def counters(self) -> LinkCounters:
         """Loopback's counters (shared with the rest of the machine)."""
         return read_counters("lo")
+
+    def wire_tap(self, settle: float = 0.0) -> WireTap:
+        """A tap that measures nothing (its result is None): loopback is no link of the lab's
+        own, and carries the whole machine's traffic."""
+        return WireTap(None, reason="a loopback lab has no link of its own to capture",
+                       settle=settle)
 
     def facts(self) -> LabFacts:
         """What every result records about the lab it ran on (no link facts: there is no link)."""

@@ -5,6 +5,12 @@ that also asks for ``client`` and ``mode`` runs for every (client, mode) pair an
 (``--clients``) and every ``--commands`` count; one that asks for ``concurrency`` runs for every
 fleet runner (``--clients``) x ``--concurrency`` x ``--fleet-profiles``. Test ids read
 ``[paramiko-reuse-conn-regional-5cmd]`` and ``[asyncssh-c100-regional]``.
+
+``--modes`` chooses the modes of the (client, mode) pairs: ``study`` (the default) is the study's
+modes and our ``pipelined``, ``tls-resume`` and ``h2-multiplex``, which is what fits the default
+bench in 15 minutes on 2 cores; ``all`` adds the variants that keep a shell or make a connection
+per iteration (``pty-kept``, ``conn-per-iteration``, ``batch-post-fresh``, ``multi-cmd-fresh``);
+or a comma-separated list of mode names.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ DEFAULT_PROFILES = "local,regional,intercontinental"
 DEFAULT_COMMANDS = "5"
 DEFAULT_CONCURRENCY = "1,10,50,100,200"
 DEFAULT_FLEET_PROFILES = "local,regional"
+DEFAULT_MODES = "study"
 #: Fixture names the plugin parametrises (a test parametrising one itself is left alone).
 MATRIX_NAMES = ("profile", "commands", "client", "mode", "concurrency")
 
@@ -46,6 +53,11 @@ def add_options(parser: pytest.Parser) -> None:
                          f"(default: {DEFAULT_COMMANDS})")
     group.addoption("--clients", default="all",
                     help="comma-separated client names (default: all)")
+    group.addoption("--modes", default=DEFAULT_MODES,
+                    help="modes of the client x mode matrix: study (the study's modes and "
+                         "pipelined, tls-resume, h2-multiplex; default), all (also pty-kept, "
+                         "conn-per-iteration, batch-post-fresh, multi-cmd-fresh) or "
+                         "comma-separated mode names")
     group.addoption("--concurrency", default=DEFAULT_CONCURRENCY,
                     help="fleet benchmark: comma-separated session counts, each session to its "
                          f"own device (default: {DEFAULT_CONCURRENCY})")
@@ -99,6 +111,24 @@ def clients(config: pytest.Config, known: list[str]) -> list[str]:
     return [c for c in known if c in wanted]
 
 
+def modes(config: pytest.Config) -> frozenset[str]:
+    """The mode names ``--modes`` selects (``study``, ``all`` or names), each checked."""
+    from mgmtbench.clients.base import HTTPS_MODES, KEPT_VARIANTS, SSH_MODES
+
+    every = frozenset(SSH_MODES) | frozenset(HTTPS_MODES)
+    wanted = split(config.getoption("--modes"))
+    if wanted == ["all"]:
+        return every
+    if wanted == ["study"]:
+        return every - KEPT_VARIANTS
+    unknown = set(wanted) - every
+    if unknown or not wanted:
+        known = ", ".join(dict.fromkeys((*SSH_MODES, *HTTPS_MODES)))
+        raise pytest.UsageError(f"--modes: unknown modes {sorted(unknown)}: choose study, all "
+                                f"or names from {known}")
+    return frozenset(wanted)
+
+
 def check(config: pytest.Config) -> None:
     """Check every matrix option before collection, so a typo is one line (pytest's usage error),
     not a collection error per test file."""
@@ -106,6 +136,7 @@ def check(config: pytest.Config) -> None:
     profiles(config, "--fleet-profiles")
     counts(config, "--commands")
     counts(config, "--concurrency")
+    modes(config)
     from mgmtbench.clients import ADAPTERS
 
     clients(config, list(ADAPTERS))
@@ -147,7 +178,8 @@ def generate_matrix(metafunc: pytest.Metafunc) -> None:
     found = counts(config, "--commands")
     wanted = clients(config, list(ADAPTERS))
     if "mode" in wants:
-        matrix = [(c, m) for c, m in pairs() if c in wanted]
+        chosen = modes(config)
+        matrix = [(c, m) for c, m in pairs() if c in wanted and m in chosen]
         metafunc.parametrize("commands", found, ids=[f"{n}cmd" for n in found])
         metafunc.parametrize(("client", "mode"), matrix, ids=[f"{c}-{m}" for c, m in matrix])
     else:

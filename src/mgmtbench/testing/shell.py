@@ -76,11 +76,11 @@ class Shell:
         return PROMPT.sub(b"", await self.read_until(PROMPT))
 
     async def enable(self, secret: str) -> None:
-        """Enter privileged mode with ``secret``."""
+        """Enter privileged mode with ``secret`` (at a ``#`` prompt already: nothing asked)."""
         self.write(b"enable\r")
-        await self.read_until(b"Password: ")
-        self.write(secret.encode() + b"\r")
-        await self.read_until(re.compile(rb"# ?$"))
+        if (await self.read_until(re.compile(rb"Password: |# ?$"))).endswith(b"Password: "):
+            self.write(secret.encode() + b"\r")
+            await self.read_until(re.compile(rb"# ?$"))
 
 
 def https_client(emu: EmulatorThread, *, http2: bool = False, auth: bool = True) -> httpx.Client:

@@ -9,7 +9,9 @@ checked against ``target.known_hosts`` when one is given, and not checked otherw
 Every exec is ``conn.run(command, encoding=None)``: stdin gets EOF at once and the output is
 the exact bytes, decoded as ascii-replace here. The PTY modes use
 ``conn.create_process(term_type="vt100", term_size=(511, 24), encoding=None)`` (a shell) under
-the shared :class:`~mgmtbench.clients.pty.AsyncPty` steps.
+the shared :class:`~mgmtbench.clients.pty.AsyncPty` steps: per iteration on a new connection
+(``pty-fresh``), per iteration on the connection made in ``setup`` (``pty-reuse``), or once in
+``setup`` (``pty-kept``).
 
 Timing notes: asyncio sets ``TCP_NODELAY`` on its sockets, so unlike paramiko, ssh2-python and
 parallel-ssh this client never waits for a delayed ACK between channels on one connection.
@@ -40,7 +42,7 @@ _CHUNK = 65536
 
 
 class AsyncsshClient(AsyncClient):
-    """asyncssh, all six SSH modes."""
+    """asyncssh, every SSH mode."""
     name = "asyncssh"
     transport = Transport.SSH
     modes = SSH_MODES
@@ -95,7 +97,7 @@ class AsyncsshClient(AsyncClient):
         if self.mode in REUSING_MODES:
             async with self._translating():
                 self._conn = await self._connect()
-            if self.mode == "pty-reuse":
+            if self.mode == "pty-kept":
                 try:
                     async with self._translating():
                         self._shell, self._pty = await self._open_shell(self._conn)
@@ -112,9 +114,11 @@ class AsyncsshClient(AsyncClient):
         mode = self.mode
         if mode == "reuse-conn":
             return "".join([await self._exec(self._conn, c) for c in commands])
-        if mode == "pty-reuse":
+        if mode == "pty-kept":
             assert self._pty is not None
             return "".join([await self._pty.command(c) for c in commands])
+        if mode == "pty-reuse":
+            return await self._in_new_shell(self._conn, commands)
         if mode == "pipelined":
             outputs = await asyncio.gather(*(self._exec(self._conn, c) for c in commands))
             return "".join(outputs)
@@ -124,13 +128,17 @@ class AsyncsshClient(AsyncClient):
                 return "".join([await self._exec(conn, c) for c in commands])
             if mode == "batch-exec":
                 return await self._exec(conn, "\n".join(commands))
-            shell, pty = await self._open_shell(conn)  # pty-fresh
-            try:
-                return "".join([await pty.command(c) for c in commands])
-            finally:
-                await _close(shell)
+            return await self._in_new_shell(conn, commands)  # pty-fresh
         finally:
             await _close(conn)
+
+    async def _in_new_shell(self, conn: Any, commands: list[str]) -> str:
+        """Open and prepare a shell channel on ``conn``, run ``commands``, close the channel."""
+        shell, pty = await self._open_shell(conn)
+        try:
+            return "".join([await pty.command(c) for c in commands])
+        finally:
+            await _close(shell)
 
     async def teardown(self) -> None:
         """Close what ``setup`` or ``run`` left open."""

@@ -1,7 +1,8 @@
 """Fleet runners made of a single-session adapter in a thread pool: for libraries whose users run
 one session object per device in threads (Netmiko, Scrapli's sync drivers, ``ssh`` processes).
 
-Each session is the adapter's own reusing mode: ``setup`` (connect, log in, prepare the session),
+Each session is the adapter's mode that keeps a session (``pty-kept`` for the PTY libraries,
+``reuse-conn`` for ``ssh`` processes): ``setup`` (connect, log in, prepare the session),
 ``run`` the command, ``run`` it again, ``teardown``. These APIs start a command and read all of
 its output in one call, so ``connect_exec`` includes reading the first output (``finish`` is
 ``None``) and ``exec_again`` includes reading the second (``read_output`` is ``None``).

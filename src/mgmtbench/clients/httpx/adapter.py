@@ -2,34 +2,39 @@
 
 Two adapters:
 
-- ``httpx`` (:class:`httpx.Client`): ``fresh-conn``, ``keep-alive``, ``batch-post``, ``multi-cmd``
-  and ``tls-resume``, all over HTTP/1.1.
-- ``httpx-async`` (:class:`httpx.AsyncClient`): ``fresh-conn``, ``keep-alive`` (HTTP/1.1) and
-  ``h2-multiplex`` (HTTP/2).
+- ``httpx`` (:class:`httpx.Client`): ``fresh-conn``, ``keep-alive``, ``batch-post``, ``multi-cmd``,
+  ``tls-resume``, ``conn-per-iteration``, ``batch-post-fresh`` and ``multi-cmd-fresh``, all over
+  HTTP/1.1.
+- ``httpx-async`` (:class:`httpx.AsyncClient`): ``fresh-conn``, ``keep-alive``,
+  ``conn-per-iteration`` (HTTP/1.1) and ``h2-multiplex`` (HTTP/2).
 
-What one iteration (``run``) does in each mode:
+What one iteration (``run``) does in each mode (the first four as in the published study):
 
-- ``fresh-conn``: a new client, so a new TCP connection and a full TLS handshake; one ``GET`` per
-  command, one after the other on that connection; the client is closed.
+- ``fresh-conn``: for EVERY command a new client, so a new TCP connection and a full TLS
+  handshake, one ``GET``, and the client is closed: five handshakes for five commands.
 - ``keep-alive``: the client and its connection are made in ``setup`` (an untimed ``GET
   /admin/exec/show+clock`` opens the connection and checks the credentials); one ``GET`` per
   command on the kept connection.
-- ``batch-post``: a new connection (as in ``fresh-conn``) and ONE request: ``POST /admin/config``
-  with the commands as a newline-separated body (the device answers ``show`` lines in
-  configuration mode).
-- ``multi-cmd``: a new connection and ONE request: ``GET /admin/exec/<cmd1>/<cmd2>/...``.
-- ``tls-resume``: a new client and TCP connection, as in ``fresh-conn``, but the TLS 1.3 handshake
-  resumes the session (ticket) saved from the previous connection. ``setup`` makes one untimed
-  connection to get the first ticket, so every timed iteration resumes.
-- ``h2-multiplex`` (async): an HTTP/2 client whose one connection is made in ``setup`` (untimed
-  ``GET``); per iteration every command's ``GET`` is sent concurrently (``asyncio.gather``) as
-  streams of that one connection.
+- ``batch-post``: on the kept connection (made in ``setup`` as for ``keep-alive``), ONE request:
+  ``POST /admin/config`` with the commands as a newline-separated body (the device answers
+  ``show`` lines in configuration mode).
+- ``multi-cmd``: on the kept connection, ONE request: ``GET /admin/exec/<cmd1>/<cmd2>/...``.
+- ``tls-resume`` (ours): like ``fresh-conn``, a new client and TCP connection for every command,
+  but each TLS 1.3 handshake resumes the session (ticket) saved from the previous connection.
+  ``setup`` makes one untimed connection to get the first ticket, so every timed connection
+  resumes.
+- ``conn-per-iteration`` (ours): one new client (TCP + full TLS) per iteration, one ``GET`` per
+  command on it, one after the other; the client is closed.
+- ``batch-post-fresh`` / ``multi-cmd-fresh`` (ours): a new client per iteration and ONE request,
+  as ``batch-post`` / ``multi-cmd``: what the single request saves against
+  ``conn-per-iteration``.
+- ``h2-multiplex`` (async, ours): an HTTP/2 client whose one connection is made in ``setup``
+  (untimed ``GET``); per iteration every command's ``GET`` is sent concurrently
+  (``asyncio.gather``) as streams of that one connection.
 
-Connection policy, decided once for all modes: only ``keep-alive`` and ``h2-multiplex`` (the modes
-in :data:`~mgmtbench.clients.base.REUSING_MODES`) connect in ``setup``. ``batch-post``,
-``multi-cmd`` and ``tls-resume`` pay for a new connection in every iteration, like
-``fresh-conn``, so each compares to ``fresh-conn`` and shows what one request per iteration (or a
-resumed handshake) saves over one connection with a request per command.
+Connection policy: the modes in :data:`~mgmtbench.clients.base.REUSING_MODES` (``keep-alive``,
+``batch-post``, ``multi-cmd``, ``h2-multiplex``) connect in ``setup``; the others pay for their
+connections inside the iteration.
 
 TLS: the device's certificate is verified against ``target.ca_file``
 (``ssl.create_default_context(cafile=...)``). The ``SSLContext`` is made once per adapter, outside
@@ -171,11 +176,25 @@ class _Https:
         return translate_errors(self.name, ERRORS)
 
 
+#: The modes whose iteration makes a new client (TCP + TLS) for its requests.
+_FRESH_PER_ITERATION = frozenset({"conn-per-iteration", "batch-post-fresh", "multi-cmd-fresh"})
+#: The modes whose requests go out on a connection kept from ``setup``.
+_KEPT = frozenset({"keep-alive", "batch-post", "multi-cmd"})
+
+
+def _one_request(client: httpx.Client, mode: str, commands: list[str]) -> str:
+    """``batch-post`` / ``multi-cmd`` (and their ``-fresh`` twins): every command in one request."""
+    if mode.startswith("batch-post"):
+        return body_of(client.post(CONFIG, content="\n".join(commands).encode()))
+    return body_of(client.get(exec_path(commands)))
+
+
 class HttpxClient(_Https, TranslatedClient):
     """httpx.Client over the HTTPS API."""
     name = "httpx"
     transport = Transport.HTTPS
-    modes = ("fresh-conn", "keep-alive", "batch-post", "multi-cmd", "tls-resume")
+    modes = ("fresh-conn", "keep-alive", "batch-post", "multi-cmd", "tls-resume",
+             "conn-per-iteration", "batch-post-fresh", "multi-cmd-fresh")
     extra = "httpx"
     needs = ("httpx",)
 
@@ -202,7 +221,7 @@ class HttpxClient(_Https, TranslatedClient):
                 self._save_session(client.get(exec_path([WARMUP])), first=True)
             return
         self._context = _verify_context(self.target)
-        if self.mode == "keep-alive":
+        if self.mode in _KEPT:
             self._client = self._new_client()
             body_of(self._client.get(exec_path([WARMUP])))
 
@@ -210,16 +229,23 @@ class HttpxClient(_Https, TranslatedClient):
         mode = self.mode
         if mode == "keep-alive":
             return "".join(body_of(self._client.get(exec_path([c]))) for c in commands)
+        if mode in _KEPT:  # batch-post, multi-cmd
+            return _one_request(self._client, mode, commands)
+        if mode in _FRESH_PER_ITERATION:
+            with self._new_client() as client:
+                if mode == "conn-per-iteration":
+                    return "".join(body_of(client.get(exec_path([c]))) for c in commands)
+                return _one_request(client, mode, commands)
+        return "".join(self._on_new_connection(c) for c in commands)  # fresh-conn, tls-resume
+
+    def _on_new_connection(self, command: str) -> str:
+        """One ``GET`` on a new client's new connection (closed again); with ``tls-resume`` the
+        handshake must have resumed, and the connection's session is kept for the next one."""
         with self._new_client() as client:
-            if mode == "batch-post":
-                return body_of(client.post(CONFIG, content="\n".join(commands).encode()))
-            if mode == "multi-cmd":
-                return body_of(client.get(exec_path(commands)))
-            responses = [client.get(exec_path([c])) for c in commands]
-            outputs = "".join(body_of(r) for r in responses)
-            if mode == "tls-resume" and responses:
-                self._save_session(responses[-1])
-            return outputs
+            response = client.get(exec_path([command]))
+            if self.mode == "tls-resume":
+                self._save_session(response)
+            return body_of(response)
 
     def _save_session(self, response: httpx.Response, first: bool = False) -> None:
         """Check that this connection resumed (unless it is the first), keep its newest session."""
@@ -242,7 +268,7 @@ class HttpxAsyncClient(_Https, AsyncClient):
     """httpx.AsyncClient over the HTTPS API."""
     name = "httpx-async"
     transport = Transport.HTTPS
-    modes = ("fresh-conn", "keep-alive", "h2-multiplex")
+    modes = ("fresh-conn", "keep-alive", "h2-multiplex", "conn-per-iteration")
     extra = "httpx"
     needs = ("httpx", "h2")
 
@@ -283,8 +309,14 @@ class HttpxAsyncClient(_Https, AsyncClient):
             return "".join([body_of(await self._client.get(exec_path([c]))) for c in commands])
         if self.mode == "h2-multiplex":
             return await self._multiplex(commands)
-        async with self._new_client() as client:  # fresh-conn
-            return "".join([body_of(await client.get(exec_path([c]))) for c in commands])
+        if self.mode == "conn-per-iteration":
+            async with self._new_client() as client:
+                return "".join([body_of(await client.get(exec_path([c]))) for c in commands])
+        outputs = []
+        for command in commands:  # fresh-conn: a new connection for every request
+            async with self._new_client() as client:
+                outputs.append(body_of(await client.get(exec_path([command]))))
+        return "".join(outputs)
 
     async def _multiplex(self, commands: list[str]) -> str:
         client = self._client

@@ -5,7 +5,16 @@ Modes:
 
 - ``pty-fresh``: per iteration ``ConnectHandler`` (SSH connect, login, session preparation),
   ``enable``, one ``send_command`` per command, ``disconnect``.
-- ``pty-reuse``: ``ConnectHandler`` and ``enable`` in ``setup``; one ``send_command`` per command.
+- ``pty-reuse``: ``ConnectHandler`` in ``setup`` (its paramiko connection is kept); per iteration
+  a new shell channel on that connection, as Netmiko's ``establish_connection`` opens one
+  (``remote_conn_pre.invoke_shell(term="vt100", width=511, height=1000)``, wrapped in Netmiko's
+  ``SSHChannel``), Netmiko's own session preparation (``_try_session_preparation``: a return,
+  its 0.1 s wait, ``terminal width``, paging off, prompt discovery) and ``enable``, then one
+  ``send_command`` per command, and the channel is closed.
+- ``pty-kept``: ``ConnectHandler`` and ``enable`` in ``setup``; one ``send_command`` per command.
+
+``enable`` is Netmiko's: it sends ``enable`` only when the prompt is not privileged already (a
+device that logs in at privilege 15 lands at ``#``).
 
 The driver (``device_type``) is the platform's ``[clients] netmiko_device_type`` in
 ``transcripts/<platform>/platform.toml``, with Netmiko's defaults (``fast_cli=True``). The device's
@@ -31,6 +40,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mgmtbench.clients.base import KEPT_SHELL
 from mgmtbench.clients.session import SessionClient
 from mgmtbench.clients.translate import Translator, optional_errors, translate_errors
 from mgmtbench.errors import (
@@ -44,6 +54,7 @@ from mgmtbench.targets import Auth
 
 try:
     import netmiko
+    import netmiko.channel
     import netmiko.exceptions
     import paramiko
 except ImportError:  # reported by Client.missing()
@@ -83,6 +94,7 @@ class NetmikoClient(SessionClient):
     driver_kind = "device type"
     no_agent = " (it reads only SSH_AUTH_SOCK)"
     no_algorithms = " (it can only disable paramiko's)"
+    modes = ("pty-fresh", "pty-reuse", KEPT_SHELL)
 
     def _translating(self) -> Translator:
         return translate_errors(self.name, ERRORS, classify=_classify)
@@ -111,6 +123,18 @@ class NetmikoClient(SessionClient):
 
     def _close(self, session: Any) -> None:
         session.disconnect()
+
+    def _in_new_channel(self, session: Any, commands: list[str]) -> str:
+        shell = session.remote_conn_pre.invoke_shell(term="vt100", width=511, height=1000)
+        try:
+            shell.settimeout(session.blocking_timeout)
+            session.remote_conn = shell
+            session.channel = netmiko.channel.SSHChannel(conn=shell, encoding=session.encoding)
+            session._try_session_preparation()
+            session.enable()
+            return self._commands(session, commands)
+        finally:
+            shell.close()
 
     def _commands(self, session: Any, commands: list[str]) -> str:
         outputs = []

@@ -3,6 +3,7 @@ Netmiko scripts do), ``send_command`` twice on the kept session."""
 
 from __future__ import annotations
 
+from mgmtbench.clients.base import KEPT_SHELL
 from mgmtbench.clients.fleet.adapted import AdaptedFleet
 from mgmtbench.clients.netmiko.adapter import NetmikoClient
 
@@ -12,4 +13,4 @@ class NetmikoFleet(AdaptedFleet):
     name = "netmiko"
     how = "ThreadPoolExecutor, one ConnectHandler per device"
     adapter = NetmikoClient
-    mode = "pty-reuse"
+    mode = KEPT_SHELL

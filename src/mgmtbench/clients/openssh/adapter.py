@@ -13,7 +13,9 @@ keys of the agent at ``target.agent_socket`` (``IdentityAgent``, no ``-i``).
 
 Modes:
 
-- ``fresh-conn``: one ``ssh host command`` process per command.
+- ``fresh-conn``: per iteration one connection, as for the libraries: a ControlMaster started
+  (``ssh -M -S <socket> -fN``, TCP, key exchange, login), one ``ssh -S <socket>`` process per
+  command (a channel each), and the master stopped (``-O exit``), all inside the iteration.
 - ``batch-exec``: one process, the commands joined with newlines as its command.
 - ``reuse-conn``: a real ControlMaster started in ``setup`` (``ssh -M -S <socket> -o
   ControlPersist=yes -fN``); each command is an ``ssh -S <socket>`` process, a multiplexing
@@ -21,10 +23,13 @@ Modes:
   (``-O exit``).
 - ``pipelined``: every command's ``ssh -S <socket>`` process started at once, then collected in
   order: the master multiplexes their channels on its one connection.
-- ``pty-fresh`` / ``pty-reuse``: ``ssh -tt -e none host`` (a shell with a remote PTY, ``TERM=vt100``,
-  no escape character) over stdin/stdout pipes, driven by the shared PTY steps; a new process per
-  iteration, or one started in ``setup``. The PTY's size is 0x0: ``ssh`` takes it from a local
-  terminal and there is none (``terminal width 511`` in the session prep sets the device's width).
+- ``pty-fresh``, ``pty-reuse``, ``pty-kept``: ``ssh -tt -e none host`` (a shell with a remote PTY,
+  ``TERM=vt100``, no escape character) over stdin/stdout pipes, driven by the shared PTY steps.
+  ``pty-fresh``: a new process (and connection) per iteration; ``pty-reuse``: per iteration an
+  ``ssh -tt -S <socket>`` process, so a new shell channel on the ControlMaster's connection
+  (started in ``setup``); ``pty-kept``: one process started in ``setup``, its shell kept. The
+  PTY's size is 0x0: ``ssh`` takes it from a local terminal and there is none (``terminal width
+  511`` in the session prep sets the device's width).
 
 Exit status 255 is ``ssh``'s own failure and becomes a :class:`ClientError` with ssh's last
 stderr line (:func:`failure` picks the subclass from that line: ``Permission denied`` is
@@ -33,7 +38,8 @@ library clients, is ignored.
 
 Timing notes: every command costs a fork/exec of ``ssh`` (and, without the master, a full
 connection: key exchange and a public-key signature); with the master, a Unix-socket round trip
-to it and a channel open. ``ssh`` sets ``TCP_NODELAY`` on interactive (PTY) sessions only.
+to it and a channel open; ``fresh-conn`` adds the master's own start (a fork/exec, the
+connection) and stop per iteration. ``ssh`` sets ``TCP_NODELAY`` on interactive (PTY) sessions only.
 """
 
 from __future__ import annotations
@@ -89,7 +95,7 @@ def failure(line: str) -> ClientError:
 
 
 class OpensshClient(TranslatedClient):
-    """The OpenSSH ``ssh`` binary, all six SSH modes."""
+    """The OpenSSH ``ssh`` binary, every SSH mode."""
     name = "openssh"
     transport = Transport.SSH
     modes = SSH_MODES
@@ -180,8 +186,11 @@ class OpensshClient(TranslatedClient):
             self._dir.cleanup()
         self._dir = self._socket = None
 
-    def _open_shell(self) -> tuple[subprocess.Popen[bytes], SyncPty]:
-        shell = subprocess.Popen(self._base("-tt", "-e", "none"), stdin=subprocess.PIPE,
+    def _open_shell(self, args: list[str] | None = None) -> tuple[subprocess.Popen[bytes], SyncPty]:
+        """A prepared shell in an ``ssh -tt`` process (``args``: ``ssh`` up to the destination,
+        by default :meth:`_base`, a connection of its own)."""
+        args = self._base() if args is None else args
+        shell = subprocess.Popen([*args[:-1], "-tt", "-e", "none", args[-1]], stdin=subprocess.PIPE,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  env={**os.environ, "TERM": "vt100"})
         assert shell.stdin is not None
@@ -213,10 +222,10 @@ class OpensshClient(TranslatedClient):
     def setup(self) -> None:
         """Untimed preparation: connect here for the modes that reuse a connection."""
         with self._torn_down_on_failure():
-            if self.mode in ("reuse-conn", "pipelined"):
+            if self.mode in ("reuse-conn", "pipelined", "pty-reuse"):
                 with self._translating():
                     self._start_master()
-            elif self.mode == "pty-reuse":
+            elif self.mode == "pty-kept":
                 with self._translating():
                     self._shell, self._pty = self._open_shell()
             else:
@@ -225,8 +234,12 @@ class OpensshClient(TranslatedClient):
 
     def _run(self, commands: list[str]) -> str:
         mode = self.mode
-        if mode == "fresh-conn":
-            return "".join(self._exec(self._base(), c) for c in commands)
+        if mode == "fresh-conn":  # one connection (a master of its own) per iteration
+            self._start_master()
+            try:
+                return "".join(self._exec(self._mux(), c) for c in commands)
+            finally:
+                self._stop_master()
         if mode == "batch-exec":
             return self._exec(self._base(), "\n".join(commands))
         if mode == "reuse-conn":
@@ -241,10 +254,11 @@ class OpensshClient(TranslatedClient):
             finally:
                 for process in processes:
                     _reap(process)
-        if mode == "pty-reuse":
+        if mode == "pty-kept":
             assert self._pty is not None
             return "".join(self._pty.command(c) for c in commands)
-        shell, pty = self._open_shell()  # pty-fresh
+        # pty-fresh: a new connection; pty-reuse: a new channel on the master's connection
+        shell, pty = self._open_shell(self._mux() if mode == "pty-reuse" else None)
         try:
             return "".join(pty.command(c) for c in commands)
         finally:

@@ -21,7 +21,7 @@ except ImportError:  # paramiko is missing: reported by Client.missing()
 
 
 class ParamikoClient(ChannelClient):
-    """paramiko, all six SSH modes."""
+    """paramiko, every SSH mode."""
     name = "paramiko"
     extra = "paramiko"
     needs = ("paramiko",)

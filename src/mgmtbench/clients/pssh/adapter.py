@@ -17,7 +17,7 @@ PTY modes use the library's :class:`~pssh.clients.base.single.InteractiveShell` 
 that has been given a PTY first (``open_shell()`` requests no PTY), writing with
 ``eagain_write`` and reading the raw stdout buffer.
 
-Modes: all six. ``pipelined`` issues every ``run_command`` on one connection, then reads every
+Modes: every SSH mode. ``pipelined`` issues every ``run_command`` on one connection, then reads every
 output: the reader greenlets collect the outputs concurrently.
 
 Login follows ``target.auth``: the password, or the private key file (``pkey=target.key_file``);

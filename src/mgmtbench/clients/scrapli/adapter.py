@@ -11,8 +11,8 @@ One adapter per SSH transport scrapli offers, sharing :class:`_ScrapliClient`:
 
 The definition is the platform's ``[clients] scrapli_platform`` in
 ``transcripts/<platform>/platform.toml`` (``cisco_iosxe`` for IOS, ``cisco_asa``). On open the
-definition logs in, enables (answering ``Password:`` with the ``enable`` lookup =
-``target.enable_secret``) and turns paging off.
+definition logs in, enables when the prompt is not privileged already (answering ``Password:``
+with the ``enable`` lookup = ``target.enable_secret``) and turns paging off.
 
 Login follows ``target.auth``: the password, or the private key file (``AuthOptions(
 private_key_path=...)``). Neither transport can be pointed at an agent socket or given algorithm
@@ -23,7 +23,10 @@ Modes:
 
 - ``pty-fresh``: per iteration a new ``Cli`` (options, definition), ``open``, the commands,
   ``close``.
-- ``pty-reuse``: ``Cli`` and ``open`` in ``setup``; per iteration the commands.
+- ``pty-kept``: ``Cli`` and ``open`` in ``setup``; per iteration the commands.
+
+No ``pty-reuse`` (the study's: a new shell channel per iteration on a kept connection): libscrapli
+owns its connection and its one channel, and its ``Cli`` can only open and close both together.
 
 The commands go in one ``send_inputs`` call (scrapli's own way to send a list: libscrapli writes
 each input and reads to the prompt before the next, as one ``send_input`` per command would, in

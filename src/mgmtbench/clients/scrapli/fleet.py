@@ -4,6 +4,7 @@ runs them), ``send_command`` twice on the kept session; the ``system`` (OpenSSH 
 
 from __future__ import annotations
 
+from mgmtbench.clients.base import KEPT_SHELL
 from mgmtbench.clients.fleet.adapted import AdaptedFleet
 from mgmtbench.clients.scrapli.adapter import ScrapliBinClient, ScrapliSsh2Client
 
@@ -13,7 +14,7 @@ class ScrapliBinFleet(AdaptedFleet):
     name = "scrapli-bin"
     how = "ThreadPoolExecutor, one IOSXEDriver (system transport) per device"
     adapter = ScrapliBinClient
-    mode = "pty-reuse"
+    mode = KEPT_SHELL
     spawns = True  # the system transport runs an ssh process per device
 
 
@@ -22,4 +23,4 @@ class ScrapliSsh2Fleet(AdaptedFleet):
     name = "scrapli-ssh2"
     how = "ThreadPoolExecutor, one IOSXEDriver (ssh2 transport) per device"
     adapter = ScrapliSsh2Client
-    mode = "pty-reuse"
+    mode = KEPT_SHELL

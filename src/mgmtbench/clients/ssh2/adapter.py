@@ -71,7 +71,7 @@ class _Conn:
 
 
 class Ssh2Client(ChannelClient):
-    """ssh2-python (libssh2), all six SSH modes."""
+    """ssh2-python (libssh2), every SSH mode."""
     name = "ssh2"
     extra = "ssh2"
     needs = ("ssh2",)

@@ -1,6 +1,7 @@
 """Transport modes (``benchmarks/test_transport_modes.py``): per profile and command count, each
-client/mode's time, RTTs and packets, and its speed-up; bars per profile, time against commands
-and against RTT."""
+client/mode's time, RTTs (time / measured RTT), wire RTTs (round trips counted on the link, see
+:mod:`mgmtbench.lab.wiretap`; ``-`` for runs that did not record them) and packets, and its
+speed-up; bars per profile, time against commands and against RTT."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from mgmtbench.results.sections.base import ReportContext, Section, markdown_tab
 
 EXPERIMENT = "transport"
 KEYS = tuple(COMPARED_BY)
-COLUMNS = ["client", "mode", "mean_ms", "p95_ms", "rtts", "packets_per_iteration", "speedup"]
+WIRE = "wire_rtts_per_iteration"
+COLUMNS = ["client", "mode", "mean_ms", "p95_ms", "rtts", WIRE, "packets_per_iteration",
+           "speedup"]
 
 
 def render(frame: pd.DataFrame, context: ReportContext) -> Section:
@@ -24,7 +27,7 @@ def render(frame: pd.DataFrame, context: ReportContext) -> Section:
     if "commands" in frame and frame["commands"].notna().all():
         frame = frame.astype({"commands": int})  # float when other experiments' rows had none
     lines: list[str] = []
-    table = speedups(frame, context.baseline)
+    table = _with_wire_rtts(speedups(frame, context.baseline), frame)
     baseline = context.baseline
     against = f"{baseline[0]} {baseline[1]}" if baseline else "the slowest client/mode"
     for (profile, commands), group in table.groupby(["profile", "commands"], sort=False):
@@ -36,6 +39,18 @@ def render(frame: pd.DataFrame, context: ReportContext) -> Section:
     charts = _charts(frame, context.out)
     lines += ["## Charts", "", *[f"![{c.stem}]({c.name})" for c in charts], ""]
     return Section(lines, charts)
+
+
+def _with_wire_rtts(table: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with each row's wire RTTs from ``frame`` (matched by client, mode, profile,
+    command count and mean), NaN where a run did not record them (shown as ``-``)."""
+    if WIRE in table:
+        return table
+    if WIRE not in frame:
+        return table.assign(**{WIRE: float("nan")})
+    match = [*KEYS, "mean_ms"]
+    wire = frame[[*match, WIRE]].drop_duplicates(subset=match)
+    return table.merge(wire, on=match, how="left")
 
 
 def _charts(frame: pd.DataFrame, out: Path) -> list[Path]:

@@ -1,0 +1,293 @@
+"""Round trips counted on the wire: a capture of the lab's link in a process of its own.
+
+::
+
+    with lab.wire_tap() as tap:
+        ...                                   # talk to the devices
+    count = tap.result()                      # a WireCount, or None on loopback
+    print(count.turns, count.wire_rtts, count.data_packets)
+
+What is counted. The tap sees every packet on the link's benchmark-side interface (``host_if``,
+``mgb{index}h`` in the benchmark's namespace: the veth end for ``netem`` and ``none``, the delay
+line's TUN interface for ``tun``; docker devices sit behind the same link). A packet goes *to the
+devices* when the kernel sends it out of that interface (``sll_pkttype`` ``PACKET_OUTGOING``),
+*from the devices* otherwise. Only IPv4 TCP counts; a TCP packet is *data-bearing* when it carries
+payload, SYN or FIN (pure ACKs, RSTs and window updates are not: nobody waits for them). UDP,
+ICMP, ARP and anything else are tallied as ``other`` and ignored.
+
+A *turn* is a data-bearing packet whose direction differs from the previous data-bearing packet's.
+The tap starts as if the last one had come *from* the devices, so the client's first packet is a
+turn: ``n`` request/response exchanges, one after another, are exactly ``2n`` turns, and
+``wire_rtts = turns / 2``. Examples:
+
+* connect, one request and its response, close (the server closes too): SYN out, SYN-ACK in,
+  request out, response in, FIN out, FIN in: 6 turns, 3 wire RTTs (the ACKs in between are not
+  data-bearing);
+* on an open connection, 3 request/response pairs: 6 turns, 3 wire RTTs;
+* a response in several segments is still one turn; a request pipelined behind another before
+  its response is no turn of its own: it costs no round trip.
+
+Turns are counted over the whole link, not per connection: a client that closes one connection and
+opens the next at once sends FIN and SYN back to back (no turn between them), and the server's FIN
+and SYN-ACK come back together (one turn), so a close the client does not wait for costs no wire
+RTT. Both sides sending at once (the SSH banners) is one turn more than the time spent, and with
+several requests in flight (pipelined commands, channels side by side) every answer that comes
+back between two later requests is two turns that nobody waited for: this is a count of direction
+changes seen at the benchmark's end of the link, an upper bound of the round trips the client
+waited for, exact for one request at a time. A benchmark divides the totals by its iterations
+(``per_iteration``: wire RTTs to 1 decimal); a window that ends before the server's last FIN is
+back leaves that turn out, as :meth:`~mgmtbench.lab.Lab.counters` does its packet.
+
+GSO packets (a train of TCP segments the kernel hands over as one, on veth and on the ``tun``
+backend's offloaded delay-only links) count as one data packet, as the interface counters do; they
+never change the turns. ``dropped`` says how many packets the kernel could not queue for the tap
+(none expected: its buffer holds seconds of traffic); with drops the counts are lower bounds.
+
+Why a process: the capture reads and parses every packet in Python; in the benchmark's process it
+would take the GIL from the timed client. The tap process (``python -P wiretap.py IFNAME``, standard
+library only, so it starts in tens of milliseconds) binds an ``AF_PACKET`` socket to that one
+interface, says ``ready``, then sleeps and drains its socket every ``POLL`` seconds (a packet costs
+the timed path only the kernel's clone of it). It ends when its stdin closes: when :meth:`stop`
+asks for the totals (one JSON line), or when the benchmark process dies, however it dies. The tap
+only reads: no promiscuous mode, no interface it was not given.
+"""
+
+from __future__ import annotations
+
+import json
+import select
+import socket
+import struct
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from types import TracebackType
+
+from mgmtbench.errors import LabError, UsageError
+
+ETH_P_ALL, ETH_P_IP = 0x0003, 0x0800
+PACKET_OUTGOING = 4  # sll_pkttype of a packet this host sends
+SOL_PACKET, PACKET_STATISTICS = 263, 6  # struct tpacket_stats {unsigned tp_packets, tp_drops}
+SO_RCVBUFFORCE = 33
+RCVBUF = 64 << 20  # queued packets are clones: truesize counts, 64 MB holds seconds of traffic
+SNAP = 128  # bytes read per packet: the IPv4 header (<= 60) and the TCP header's first 14
+POLL = 0.05  # seconds between drains: one wake-up per POLL, not one per packet
+IPPROTO_TCP = 6
+TCP_FIN, TCP_SYN = 0x01, 0x02
+START_TIMEOUT = STOP_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True)
+class WireCount:
+    """Totals of one tap window (rules in the module docstring)."""
+
+    turns: int = 0  # direction changes of data-bearing TCP packets
+    data_to_devices: int = 0  # data-bearing TCP packets out of host_if (payload, SYN or FIN)
+    data_from_devices: int = 0
+    syn: int = 0  # SYN and SYN-ACK packets, both ways
+    fin: int = 0  # FIN packets, both ways
+    empty_tcp: int = 0  # TCP packets carrying none of those (ACKs, RSTs, window updates)
+    other: int = 0  # packets that are not IPv4 TCP (UDP, ICMP, ARP, ...)
+    dropped: int = 0  # packets the kernel could not queue for the tap
+
+    @property
+    def data_packets(self) -> int:
+        """Data-bearing TCP packets both ways."""
+        return self.data_to_devices + self.data_from_devices
+
+    @property
+    def wire_rtts(self) -> float:
+        """Round trips on the wire: half the turns."""
+        return self.turns / 2
+
+    def per_iteration(self, iterations: int) -> dict[str, float]:
+        """What a benchmark records per iteration: ``wire_rtts_per_iteration`` (1 decimal),
+        ``wire_turns_per_iteration`` and ``data_packets_per_iteration`` (1 decimal), and
+        ``wire_dropped_packets`` when the kernel dropped any."""
+        out = {"wire_rtts_per_iteration": round(self.wire_rtts / iterations, 1),
+               "wire_turns_per_iteration": round(self.turns / iterations, 1),
+               "data_packets_per_iteration": round(self.data_packets / iterations, 1)}
+        if self.dropped:
+            out["wire_dropped_packets"] = self.dropped
+        return out
+
+
+class WireTap:
+    """A capture of ``interface`` in a process of its own, from :meth:`start` to :meth:`stop`.
+
+    ``interface`` None: nothing can be measured (a loopback lab: ``reason`` says why); the tap
+    starts no process and :meth:`result` is None. ``settle``: seconds :meth:`stop` waits before
+    taking the totals (for packets still in flight, e.g. the server's FIN). As a context manager
+    the tap starts on entry and stops on exit; on an exception it ends its process without
+    reading the totals. Either way the process is gone when the ``with`` block is left.
+    """
+
+    def __init__(self, interface: str | None, *, reason: str = "", settle: float = 0.0) -> None:
+        self.interface = interface
+        self.reason = "" if interface is not None else (reason or "no link to capture")
+        self.settle = settle
+        self._process: subprocess.Popen[str] | None = None
+        self._result: WireCount | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The tap process's pid while it runs."""
+        return self._process.pid if self._process is not None else None
+
+    def start(self) -> WireTap:
+        """Start the tap process and wait until it captures (a running tap stays as it is)."""
+        if self.interface is None or self._process is not None:
+            return self
+        self._result = None
+        process = subprocess.Popen(
+            [sys.executable, "-P", __file__, self.interface], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], START_TIMEOUT)
+        line = process.stdout.readline() if ready else ""
+        if line.strip() != "ready":
+            if process.poll() is None:
+                process.kill()
+            _, err = process.communicate()
+            _end(process)
+            lines = err.strip().splitlines()
+            why = lines[-1] if lines else f"nothing said within {START_TIMEOUT:.0f} s"
+            raise LabError(f"the wire tap on {self.interface} did not start: {why}")
+        self._process = process
+        return self
+
+    def stop(self) -> WireCount | None:
+        """Wait ``settle`` seconds, end the tap process and return the window's totals (None
+        without a link). Stopping twice returns the same totals."""
+        process, self._process = self._process, None
+        if process is None:
+            return self._result
+        try:
+            if self.settle > 0:
+                time.sleep(self.settle)
+            out, err = process.communicate(timeout=STOP_TIMEOUT)  # closes stdin: "stop"
+        except subprocess.TimeoutExpired as exc:
+            raise LabError(f"the wire tap on {self.interface} did not report within "
+                           f"{STOP_TIMEOUT:.0f} s") from exc
+        finally:
+            _end(process)
+        if process.returncode != 0 or not out.strip():
+            lines = err.strip().splitlines()
+            raise LabError(f"the wire tap on {self.interface} failed: "
+                           f"{lines[-1] if lines else 'exit ' + str(process.returncode)}")
+        self._result = WireCount(**json.loads(out.strip().splitlines()[-1]))
+        return self._result
+
+    def abort(self) -> None:
+        """End the tap process without its totals (safe to call at any time)."""
+        process, self._process = self._process, None
+        if process is not None:
+            _end(process)
+
+    def result(self) -> WireCount | None:
+        """The totals of the last window (None without a link)."""
+        if self._process is not None:
+            raise UsageError("the wire tap is still capturing: leave its with block (or call "
+                             "stop()) first")
+        return self._result
+
+    def __enter__(self) -> WireTap:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if exc_type is None:
+            self.stop()
+        else:
+            self.abort()
+
+
+def _end(process: subprocess.Popen[str]) -> None:
+    """The process ended and reaped, its pipes closed: SIGKILL if it is still there."""
+    if process.poll() is None:
+        process.kill()
+    process.wait()
+    for pipe in (process.stdin, process.stdout, process.stderr):
+        if pipe is not None and not pipe.closed:
+            pipe.close()
+
+
+# --- the tap process ---------------------------------------------------------------------------
+
+
+class _Tally:
+    """Counts packets as the module docstring says."""
+
+    def __init__(self) -> None:
+        self.outgoing = False  # as if the last data-bearing packet had come from the devices
+        self.counts = dict.fromkeys(
+            ("turns", "data_to_devices", "data_from_devices", "syn", "fin", "empty_tcp", "other"),
+            0)
+        self._buffer = bytearray(SNAP)
+
+    def drain(self, sock: socket.socket) -> None:
+        """Count every packet queued on ``sock`` (non-blocking)."""
+        buffer, counts = self._buffer, self.counts
+        while True:
+            try:  # MSG_TRUNC: the packet's real length, though only SNAP bytes are copied
+                size, address = sock.recvfrom_into(buffer, SNAP, socket.MSG_TRUNC)
+            except BlockingIOError:
+                return
+            if address[1] != ETH_P_IP or not self._tcp(buffer, size, address[2] == PACKET_OUTGOING):
+                counts["other"] += 1
+
+    def _tcp(self, packet: bytearray, size: int, outgoing: bool) -> bool:
+        """Count an IPv4 packet if it is TCP (False: it is not)."""
+        if size < 20 or packet[0] >> 4 != 4 or packet[9] != IPPROTO_TCP:
+            return False
+        ihl = (packet[0] & 0x0F) * 4
+        if (packet[6] & 0x1F) or packet[7] or size < ihl + 14:  # a later fragment, or cut short
+            return False
+        total = (packet[2] << 8 | packet[3]) or size  # 0: a BIG TCP packet over 64 KB
+        flags = packet[ihl + 13]
+        payload = total - ihl - (packet[ihl + 12] >> 4) * 4
+        counts = self.counts
+        if payload <= 0 and not flags & (TCP_SYN | TCP_FIN):
+            counts["empty_tcp"] += 1
+            return True
+        counts["syn"] += bool(flags & TCP_SYN)
+        counts["fin"] += bool(flags & TCP_FIN)
+        counts["data_to_devices" if outgoing else "data_from_devices"] += 1
+        if outgoing != self.outgoing:
+            counts["turns"] += 1
+            self.outgoing = outgoing
+        return True
+
+
+def _capture(interface: str) -> int:
+    """The tap process: capture on ``interface`` until stdin closes, then print the totals."""
+    # Protocol 0 until bound: a socket made with ETH_P_ALL would queue every interface's packets
+    # until bind() narrows it to one.
+    sock = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, 0)
+    with sock:
+        try:
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, RCVBUF)
+            except PermissionError:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RCVBUF)
+            sock.bind((interface, ETH_P_ALL))
+        except OSError as exc:
+            print(f"cannot capture on {interface}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
+        sock.setblocking(False)
+        tally = _Tally()
+        print("ready", flush=True)
+        stdin = sys.stdin.fileno()
+        while True:
+            stop, _, _ = select.select([stdin], [], [], POLL)
+            tally.drain(sock)
+            if stop:  # EOF (or anything written): the window is over
+                break
+        _, dropped = struct.unpack("II", sock.getsockopt(SOL_PACKET, PACKET_STATISTICS, 8))
+        print(json.dumps(asdict(WireCount(**tally.counts, dropped=dropped))), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_capture(sys.argv[1]))

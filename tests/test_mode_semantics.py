@@ -1,0 +1,232 @@
+"""What each mode opens per iteration, counted on real sockets: the mode names mean what the
+published study (clibench v0.7.0) means, in every adapter that has them.
+
+SSH: the emulator counts what its SSH server accepts (TCP connections, exec requests, shells with
+a PTY). HTTPS: a counting TCP proxy in front of the emulator's HTTPS port counts connections.
+Counts are per iteration, after ``setup`` (untimed), over a few iterations.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+
+import pytest
+
+from mgmtbench.clients import AsyncClient, Client, Transport, adapter, pairs
+from mgmtbench.clients.base import HTTPS_MODES, KEPT_SHELL, KEPT_VARIANTS, SSH_MODES, STUDY_MODES
+from mgmtbench.clients.fleet import FLEET_RUNNERS, fleet_runner
+from mgmtbench.clients.fleet.adapted import AdaptedFleet
+from mgmtbench.emulator import EmulatorThread
+from mgmtbench.emulator.oracle import expected_output
+from mgmtbench.emulator.ssh_server import SshCounts
+from mgmtbench.targets import Target
+from mgmtbench.testing.options import modes as selected_modes
+
+COMMANDS = ["show version", "show clock", "show ip interface brief", "show inventory",
+            "show ip route"]
+N = len(COMMANDS)
+ROUNDS = 3
+PAIRS = pairs()
+SSH_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.SSH]
+HTTPS_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.HTTPS]
+
+#: Per iteration with N commands: (TCP connections, exec requests, PTY shells).
+SSH_PER_ITERATION = {
+    "fresh-conn": (1, N, 0),  # a connection per iteration, a channel per command
+    "reuse-conn": (0, N, 0),
+    "batch-exec": (1, 1, 0),
+    "pty-fresh": (1, 0, 1),
+    "pty-reuse": (0, 0, 1),  # a new channel + PTY + shell on the connection made in setup
+    "pipelined": (0, N, 0),
+    "pty-kept": (0, 0, 0),  # the shell made in setup is kept
+}
+#: Per iteration with N commands: new TCP connections to the HTTPS port.
+HTTPS_CONNECTIONS_PER_ITERATION = {
+    "fresh-conn": N,  # a new TCP + TLS connection for every request
+    "tls-resume": N,  # the same, TLS resumed
+    "keep-alive": 0,
+    "batch-post": 0,  # one POST on the warm connection
+    "multi-cmd": 0,  # one GET on the warm connection
+    "h2-multiplex": 0,
+    "conn-per-iteration": 1,
+    "batch-post-fresh": 1,
+    "multi-cmd-fresh": 1,
+}
+
+
+def test_every_mode_has_an_expectation() -> None:
+    assert set(SSH_PER_ITERATION) == set(SSH_MODES)
+    assert set(HTTPS_CONNECTIONS_PER_ITERATION) == set(HTTPS_MODES)
+    assert set(SSH_MODES) | set(HTTPS_MODES) >= STUDY_MODES
+    assert not STUDY_MODES & KEPT_VARIANTS
+
+
+def iterations(client: Client | AsyncClient, before: Callable[[], None],
+               after: Callable[[], None]) -> list[str]:
+    """setup; ``before()``; ROUNDS runs; ``after()``; teardown."""
+    if isinstance(client, AsyncClient):
+        async def go() -> list[str]:
+            await client.setup()
+            try:
+                before()
+                outputs = [await client.run(COMMANDS) for _ in range(ROUNDS)]
+                after()
+                return outputs
+            finally:
+                await client.teardown()
+
+        return asyncio.run(go())
+    client.setup()
+    try:
+        before()
+        outputs = [client.run(COMMANDS) for _ in range(ROUNDS)]
+        after()
+        return outputs
+    finally:
+        client.teardown()
+
+
+def expected() -> str:
+    return expected_output("cisco_ios", "R1", "198.18.0.1", COMMANDS)
+
+
+@pytest.mark.parametrize(("name", "mode"), SSH_PAIRS, ids=[f"{c}-{m}" for c, m in SSH_PAIRS])
+def test_ssh_mode_opens_what_its_name_says(name: str, mode: str, ios_target: Target,
+                                           emulator_for: Callable[[str], EmulatorThread]) -> None:
+    cls = adapter(name)
+    if hint := cls.missing():
+        pytest.fail(hint)
+    counts = emulator_for("cisco_ios").endpoints[0].ssh_counts
+    seen: list[SshCounts] = []
+
+    def snapshot() -> None:
+        seen.append(replace(counts))
+
+    outputs = iterations(cls(ios_target, mode), snapshot, snapshot)
+    assert outputs == [expected()] * ROUNDS
+    start, end = seen
+    per_iteration = tuple((getattr(end, f) - getattr(start, f)) / ROUNDS
+                          for f in ("connections", "execs", "ptys"))
+    assert per_iteration == SSH_PER_ITERATION[mode]
+    assert end.shells - start.shells == end.ptys - start.ptys  # every shell has a PTY
+
+
+class CountingProxy:
+    """A TCP proxy on 127.0.0.1 that counts the connections it accepts."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self._upstream = (host, port)
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self._listener.getsockname()[1]
+        self.accepted = 0
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+
+    def start(self) -> CountingProxy:
+        self._spawn(self._accept)
+        return self
+
+    def _spawn(self, target: Callable[..., None], *args: object) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return  # the listener is closed
+            self.accepted += 1
+            upstream = socket.create_connection(self._upstream)
+            for sock in (client, upstream):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            ended: list[bool] = []
+            self._spawn(self._pump, client, upstream, ended)
+            self._spawn(self._pump, upstream, client, ended)
+
+    def _pump(self, source: socket.socket, sink: socket.socket, ended: list[bool]) -> None:
+        """Copy until ``source`` ends; the second direction to end closes both sockets."""
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass  # a reset: the other direction ends too
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_WR)
+        with self._lock:
+            ended.append(True)
+            last = len(ended) == 2
+        if last:
+            source.close()
+            sink.close()
+
+    def close(self) -> None:
+        self._listener.close()
+
+
+@pytest.fixture
+def https_proxy(ios_target: Target) -> Iterator[CountingProxy]:
+    proxy = CountingProxy(ios_target.host, ios_target.https_port).start()
+    yield proxy
+    proxy.close()
+
+
+@pytest.mark.parametrize(("name", "mode"), HTTPS_PAIRS, ids=[f"{c}-{m}" for c, m in HTTPS_PAIRS])
+def test_https_mode_opens_what_its_name_says(name: str, mode: str, ios_target: Target,
+                                             https_proxy: CountingProxy) -> None:
+    cls = adapter(name)
+    if hint := cls.missing():
+        pytest.fail(hint)
+    target = replace(ios_target, https_port=https_proxy.port)
+    seen: list[int] = []
+    outputs = iterations(cls(target, mode), lambda: seen.append(https_proxy.accepted),
+                         lambda: seen.append(https_proxy.accepted))
+    assert outputs == [expected()] * ROUNDS
+    start, end = seen
+    assert (end - start) / ROUNDS == HTTPS_CONNECTIONS_PER_ITERATION[mode]
+
+
+@pytest.mark.parametrize("name", list(FLEET_RUNNERS))
+def test_fleets_of_adapters_keep_their_session(name: str) -> None:
+    """The fleet runners that drive an adapter keep one session per device, as before issue 12:
+    the kept shell (``pty-kept``), or ``reuse-conn`` for ``ssh`` processes."""
+    runner = fleet_runner(name)
+    if not issubclass(runner, AdaptedFleet):
+        return
+    assert runner.mode in runner.adapter.modes
+    expected_mode = "reuse-conn" if name == "openssh" else KEPT_SHELL
+    assert runner.mode == expected_mode
+
+
+class _Config:
+    """Just enough of a pytest config for the ``--modes`` option."""
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def getoption(self, name: str) -> str:
+        assert name == "--modes"
+        return self.value
+
+
+@pytest.mark.parametrize(("value", "has", "lacks"), [
+    ("study", {"pty-reuse", "fresh-conn", "batch-post", "pipelined", "tls-resume",
+               "h2-multiplex"}, KEPT_VARIANTS),
+    ("all", KEPT_VARIANTS | STUDY_MODES, set()),
+    ("pty-kept,keep-alive", {"pty-kept", "keep-alive"}, {"fresh-conn"}),
+])
+def test_modes_option(value: str, has: set[str], lacks: set[str]) -> None:
+    chosen = selected_modes(_Config(value))  # type: ignore[arg-type]
+    assert has <= chosen
+    assert not lacks & chosen
+
+
+def test_an_unknown_mode_is_one_usage_error() -> None:
+    with pytest.raises(pytest.UsageError, match="unknown modes \\['pty-rouse'\\]"):
+        selected_modes(_Config("pty-rouse"))  # type: ignore[arg-type]
