@@ -10,6 +10,7 @@ arguments go to the tool (``nox -s tests -- -k netmiko``).
 from __future__ import annotations
 
 import os
+import shlex
 
 import nox
 
@@ -134,3 +135,57 @@ def docker(session: nox.Session) -> None:
                     env=env, external=True)
     finally:
         session.run(*dockerd, "stop")
+
+
+NETEM_OUT = ".benchmarks/netem-vm"  # the netem session's JSON: lab checks and benchmarks per backend
+# The lab tests that still mean something under the VM's software emulation (qemu TCG, no KVM):
+# the wire facts (loss per direction and round trip, packets and bytes of one exchange, the
+# emulator's answers over SSH and HTTPS behind the link). The timing tests are held to bounds of
+# 0.3-1.5 ms that TCG alone exceeds: in the VM netem's own ICMP RTT at regional is 31.6 ms for
+# 30 configured and the TCP echo 34.9 ms (see the README, "How netem is proven"); each
+# instrument's RTT is compared with its configuration and between backends by
+# tools/compare_backends.py instead, with a tolerance for emulation.
+NETEM_VM_LAB_TESTS = "loss_rate or counters_account or emulator_answers"
+
+
+@nox.session(python=PYTHON)
+def netem(session: nox.Session) -> None:
+    """The netem link backend, proven on Debian's stock kernel in a VM (root): installs qemu, the
+    kernel package and virtme-ng if missing (``tools/netem_vm.py --install``), boots the kernel
+    once under software emulation and runs in it: the lab tests with ``--link-backend netem``,
+    ``mgmtbench lab check`` through netem and through the tun delay line, and a short transport
+    benchmark (asyncssh, httpx at regional) through each; then ``tools/compare_backends.py``
+    holds the two side by side (packets per iteration, each instrument's RTT). Results under
+    .benchmarks/netem-vm/.
+
+    Extra arguments go to the lab tests' pytest (``nox -s netem -- -k loss``).
+    """
+    if os.geteuid() != 0:
+        session.skip("the netem session needs root (it installs packages and boots a VM whose "
+                     "lab network needs namespaces): run it with sudo")
+    install(session, "-e", ".[test]")
+    os.makedirs(NETEM_OUT, exist_ok=True)
+    lab_tests = ["pytest", "tests/test_lab.py", "-p", "no:cacheprovider", "--link-backend", "netem",
+                 "-k", NETEM_VM_LAB_TESTS, "-v", "-s", *session.posargs]
+    steps = [lab_tests]
+    for backend in ("netem", "tun"):
+        steps += [
+            ["sh", "-c", "mgmtbench lab check --profile regional --link-backend "
+             f"{backend} --json > {NETEM_OUT}/lab-check-{backend}.json"],
+            ["pytest", "benchmarks/test_transport_modes.py", "-p", "no:cacheprovider",
+             "--profiles", "regional", "--clients", "asyncssh,httpx", "--commands", "5",
+             "--link-backend", backend, f"--benchmark-json={NETEM_OUT}/transport-{backend}.json",
+             "--benchmark-columns=mean,median,min,max"],
+        ]
+    steps.append(["python", "tools/compare_backends.py", f"{NETEM_OUT}/transport-netem.json",
+                  f"{NETEM_OUT}/transport-tun.json", "--lab-check",
+                  f"{NETEM_OUT}/lab-check-netem.json", f"{NETEM_OUT}/lab-check-tun.json",
+                  "--rtt-tolerance", "0.25"])
+    # One boot for everything; every step runs even if an earlier one failed, the VM's exit code
+    # says whether any did.
+    script = "failed=0\n" + "".join(
+        f"echo {shlex.quote('== netem VM: ' + shlex.join(step))}; SECONDS=0; "
+        f"{shlex.join(step)} || failed=1; "
+        f"echo \"== took $SECONDS s\"\n" for step in steps) + "exit $failed\n"
+    session.run("python", "tools/netem_vm.py", "--install", "--timeout", "2400", "--",
+                "bash", "-c", script)

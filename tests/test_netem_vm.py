@@ -1,0 +1,115 @@
+"""The pure parts of tools/netem_vm.py (finding a stock kernel, what is missing, the guest's script)
+and tools/compare_backends.py (the side-by-side checks). The VM itself runs in ``nox -s netem``."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+TOOLS = Path(__file__).resolve().parent.parent / "tools"
+
+
+def load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+netem_vm = load("netem_vm")
+compare = load("compare_backends")
+
+
+def test_stock_kernels_are_those_with_sch_netem_newest_last(tmp_path: Path) -> None:
+    boot, modules = tmp_path / "boot", tmp_path / "modules"
+    boot.mkdir()
+    for version, netem in (("6.1.0-9-amd64", True), ("6.1.0-56-amd64", True),
+                           ("6.18.44-custom", False)):
+        (boot / f"vmlinuz-{version}").write_bytes(b"")
+        sched = modules / version / "kernel/net/sched"
+        sched.mkdir(parents=True)
+        if netem:
+            (sched / "sch_netem.ko.xz").write_bytes(b"")
+    found = netem_vm.stock_kernels(boot, modules)
+    assert [k.version for k in found] == ["6.1.0-9-amd64", "6.1.0-56-amd64"]
+    assert found[-1].image == boot / "vmlinuz-6.1.0-56-amd64"
+
+
+def test_missing_says_what_in_one_line() -> None:
+    kernel = netem_vm.Kernel(netem_vm.version_key("6.1.0-56-amd64"), "6.1.0-56-amd64",
+                             Path("/boot/vmlinuz-6.1.0-56-amd64"))
+    assert netem_vm.missing([kernel], "/usr/bin/vng", "/usr/bin/qemu", True) is None
+    why = netem_vm.missing([kernel], "/usr/bin/vng", None, True)
+    assert why is not None
+    assert "\n" not in why
+    assert "qemu-system-x86" in why
+    assert "--install" in why
+    why = netem_vm.missing([], None, "/q", False)
+    assert why is not None
+    for part in ("linux-image-amd64", "busybox-static", netem_vm.VIRTME_NG):
+        assert part in why
+
+
+def test_guest_script_prepares_the_lab_then_runs_the_command_in_place() -> None:
+    script = netem_vm.guest_script(
+        ["pytest", "-k", "a and b"], Path("/work/x y"),
+        {"PATH": "/venv/bin:/usr/bin", "SSH_AUTH_SOCK": "/tmp/agent", "VIRTUAL_ENV": "/venv",
+         "BASH_FUNC_x%%": "()"},
+        Path("/tmp/run/status"), [Path("/usr"), Path("/venv")])
+    for module in ("sch_netem", "veth", "tun"):
+        assert module in script
+    assert "netem delay" in script
+    assert "net.ipv4.ip_forward=1" in script
+    assert "/dev/net/tun" in script
+    assert "mount --bind /run/netem-vm-root/venv /venv" in script
+    assert "cd '/work/x y'" in script
+    assert "export PATH=/venv/bin:/usr/bin" in script
+    assert "export VIRTUAL_ENV=/venv" in script
+    assert "SSH_AUTH_SOCK" not in script
+    assert "BASH_FUNC" not in script
+    lines = script.splitlines()
+    assert lines[-2] == "pytest -k 'a and b'"
+    assert lines[-1] == "echo $? > /tmp/run/status"
+
+
+def test_guest_script_is_valid_sh() -> None:
+    script = netem_vm.guest_script(["true"], Path("/"), {"PATH": "/usr/bin"}, Path("/tmp/s"),
+                                   [Path("/usr")])
+    subprocess.run(["sh", "-n", "-c", script], check=True)
+
+
+def row(name: str, packets: float, mean_ms: float, rtts: float,
+        wire: float | None = None) -> dict[str, float | None]:
+    return {"packets_per_iteration": packets, "mean_ms": mean_ms, "rtts": rtts,
+            "wire_rtts_per_iteration": wire}
+
+
+@pytest.mark.parametrize(("timing", "b", "failures"), [
+    (False, row("x", 20.4, 200.0, 6.0), 0),
+    (False, row("x", 20.6, 100.0, 3.0), 1),  # 0.6 packets apart
+    (True, row("x", 20.0, 104.0, 6.3, 3.0), 0),  # within 5 %
+    (True, row("x", 20.0, 110.0, 6.3, 3.3), 2),  # time 9.5 % and wire RTTs 9.5 % apart
+])
+def test_compare_holds_packets_and_optionally_time(timing: bool, b: dict[str, float],
+                                                   failures: int) -> None:
+    a = row("x", 20.0, 100.0, 6.0, 3.0)
+    rows = compare.pair({"t[x]": a}, {"t[x]": b, "t[only-b]": a})
+    assert [r.name for r in rows] == ["t[x]"]
+    assert len(compare.check_rows(rows, timing=timing)) == failures
+
+
+def test_compare_lab_check_rtts() -> None:
+    good = {"configured_rtt_ms": 30, "link_rtt_ms": 30.2, "measured_rtt_ms": 31.4}
+    assert compare.check_lab("netem", good, 0.05) == []
+    early = {**good, "link_rtt_ms": 29.0}
+    assert len(compare.check_lab("netem", early, 0.05)) == 1
+    assert len(compare.check_lab("netem", {**good, "measured_rtt_ms": 40.0}, 0.05)) == 1
+    assert compare.check_lab("netem", {**good, "measured_rtt_ms": 40.0}, 0.5) == []
