@@ -33,15 +33,17 @@ import asyncssh
 import httpx
 import pytest
 
+from mgmtbench.clients import adapter
 from mgmtbench.emulator import Credentials
-from mgmtbench.emulator.oracle import expected_output
-from mgmtbench.lab import Lab, LinkCounters, resolve
+from mgmtbench.emulator.oracle import expected_output, show_commands
+from mgmtbench.lab import BUILTIN, Lab, LinkCounters, resolve
 from mgmtbench.lab.backends import choose
 from mgmtbench.lab.calibrate import percentile, ping, split_reply_ms
 from mgmtbench.lab.lab import ECHO_PORT, has_net_admin
 from mgmtbench.lab.netns import NETNS_DIR, PREFIX, setns
 from mgmtbench.lab.state import STATE_ROOT
-from mgmtbench.testing import PASSWORD, SECRET, USERNAME, ClientKeys
+from mgmtbench.targets import Login, lab_targets
+from mgmtbench.testing import PASSWORD, SECRET, USERNAME, ClientKeys, Driver
 
 pytestmark = pytest.mark.skipif(
     not has_net_admin(),
@@ -52,6 +54,7 @@ LabFor = Callable[[str], object]
 
 SO_TIMESTAMPNS = 35  # Linux; the socket module does not export it
 SO_RCVBUFFORCE = 33
+LOAD_SECONDS = 3.0  # of benchmark load while the wire tap probes the link's RTT every 0.1 s
 
 
 # --- helpers -------------------------------------------------------------------------------------
@@ -141,6 +144,82 @@ def test_measured_rtt_is_the_configured_rtt(profile: str, shared: bool, lab_for:
         # No jitter: every sample is the same delay plus overhead, so 5 samples give the median.
         with make_lab(profile, samples=5) as lab:
             check(lab)
+
+
+@pytest.mark.parametrize("profile", list(BUILTIN))
+def test_rtt_stays_the_configured_rtt_while_a_benchmark_runs(
+        profile: str, lab_for: LabFor, make_lab: Callable[..., Lab], login: Login) -> None:
+    """The link's RTT, probed by the wire tap (kernel timestamps at the link's interface) while
+    the transport benchmark's busiest client runs on the same two CPUs: asyncssh, a fresh
+    connection (key exchange and all) per round, one command, for LOAD_SECONDS."""
+
+    def check(lab: Lab) -> None:
+        target = lab_targets(lab, login, platform="cisco_ios", count=1)[0]
+        command = show_commands("cisco_ios", 1)
+        stop, rounds, failures = threading.Event(), [0], []
+
+        def load() -> None:
+            driver = Driver(adapter("asyncssh")(target, "fresh-conn"))
+            driver.setup()
+            try:
+                while not stop.is_set():
+                    driver.run(command)
+                    rounds[0] += 1
+            except Exception as exc:
+                failures.append(exc)
+            finally:
+                driver.teardown()
+
+        worker = threading.Thread(target=load)
+        with lab.wire_tap(probe=True) as tap:
+            worker.start()
+            time.sleep(LOAD_SECONDS)
+            stop.set()
+        worker.join(timeout=60)
+        count = tap.result()
+        assert count is not None
+        assert not failures, failures
+        configured = lab.profile.rtt_ms
+        link = count.link_rtt()
+        # A probe every 0.1 s; those still in flight when the window closes are not timed.
+        assert count.link_probes >= 0.8 * (LOAD_SECONDS - configured / 1000) / 0.1, count
+        under_load = link["link_rtt_under_load_ms"]
+        print(f"{profile}: backend {lab.backend_name}, configured {configured} ms, under load "
+              f"(asyncssh fresh-conn x{rounds[0]}, {count.data_packets} data packets, "
+              f"{count.link_probes} probes) {under_load:.3f} ms ({under_load - configured:+.3f}), "
+              f"max {link['link_rtt_under_load_max_ms']:.3f} ms")
+        assert rounds[0] >= 1
+        assert under_load >= configured
+        assert under_load - configured <= max(0.01 * configured, 0.3)
+
+    if profile in ("campus", "regional"):
+        check(shared_lab(lab_for, profile))
+    else:
+        with make_lab(profile, samples=2) as lab:
+            check(lab)
+
+
+def test_delay_line_times_holds_from_the_enqueue(lab_for: LabFor) -> None:
+    """The ``tun`` delay line finds every packet it reads in its enqueue tap (none timed from the
+    read) and reports how long each waited to be read; it runs real-time (we are root)."""
+    lab = shared_lab(lab_for, "regional")
+    if lab.backend_name != "tun":
+        pytest.skip(f"the {lab.backend_name} backend has no delay line")
+    lab.link_stats()  # restart the per-window histograms
+    assert lab.echo_address is not None
+    with echo_connection(lab.echo_address) as sock:
+        for _ in range(5):
+            sock.sendall(b"p")
+            sock.recv(1)
+    stats = lab.link_stats()
+    assert stats is not None
+    print({key: stats[key] for key in ("a_to_b", "b_to_a", "clock", "priority")})
+    assert (stats["clock"], stats["priority"]) == ("enqueue", "fifo")
+    for direction in ("a_to_b", "b_to_a"):
+        tally = stats[direction]
+        assert tally["enqueue_timed"] >= 5
+        assert tally["read_timed"] == 0
+        assert tally["read_lag_p50_us"] > 0
 
 
 # --- 2. a reply in several writes ----------------------------------------------------------------

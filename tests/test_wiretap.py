@@ -144,6 +144,43 @@ def test_udp_and_icmp_are_not_tcp(lab_for: Callable[[str], LabLike]) -> None:
     assert (count.turns, count.data_packets, count.empty_tcp) == (0, 0, 0)
 
 
+@needs_lab
+def test_probes_time_the_link_and_are_counted_apart(lab_for: Callable[[str], LabLike]) -> None:
+    """With ``probe``, ICMP echoes every 0.1 s time the link's RTT (kernel timestamps at its
+    interface), are no ``other`` packets and no turns, and account for exactly the packets and
+    bytes the interface counters saw in a window with no other traffic."""
+    lab = shared_lab(lab_for)
+    quiet(lab)
+    with lab.wire_tap(settle=SETTLE, probe=True) as tap:
+        before = lab.counters()
+        time.sleep(1.0)
+    after = lab.counters()
+    count = tap.result()
+    assert count is not None
+    configured = lab.profile.rtt_ms
+    assert count.probes >= 9
+    assert count.link_probes >= count.probes - 1  # one may be in flight at the end
+    assert count.probe_replies >= count.link_probes
+    assert (count.other, count.turns, count.data_packets) == (0, 0, 0)
+    link = count.link_rtt()
+    assert configured <= link["link_rtt_under_load_ms"] <= configured + 1.0
+    assert link["link_probes"] == count.link_probes
+    traffic = after - before
+    assert (traffic.tx_packets, traffic.rx_packets) == (count.probes, count.probe_replies)
+    assert (traffic.tx_bytes, traffic.rx_bytes) == (count.probe_tx_bytes, count.probe_rx_bytes)
+
+
+@needs_lab
+def test_without_a_probe_no_link_rtt(lab_for: Callable[[str], LabLike]) -> None:
+    lab = shared_lab(lab_for)
+    with lab.wire_tap(settle=SETTLE) as tap:
+        time.sleep(0.3)
+    count = tap.result()
+    assert count is not None
+    assert (count.probes, count.link_probes) == (0, 0)
+    assert count.link_rtt() == {}
+
+
 # --- every link backend ----------------------------------------------------------------------
 
 

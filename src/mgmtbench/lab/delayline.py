@@ -24,6 +24,13 @@ the delay line's own tally counts wire packets too. It goes to stderr as one JSO
 on SIGUSR1, per direction: packets read, wire packets, bytes and drops since the start, and how
 late held packets were written after their release time (p50, p99, max) since the last report.
 
+Each packet's hold is timed from when the kernel queued it to the TUN device (a packet tap with
+kernel timestamps, :mod:`mgmtbench.lab.enqueue_clock`), as netem times it from its enqueue, not
+from when this process got round to reading it; the wait before the read (``read_lag``) is in the
+tally. The process runs real-time where allowed (see ``_priority``), so a packet goes out when it
+is due even while the benchmark keeps the CPUs busy. ``Lab.wire_tap(probe=True)`` measures the
+link's RTT while a benchmark runs; benchmarks record it (``rtt_error_under_load_ms``).
+
 With no impairment at all (0 ms), packets are written out as soon as they are read, without the
 heap. Timer slack is set to 1 ns so a wake-up is not rounded up by the default 50 us.
 
@@ -46,6 +53,7 @@ import sys
 import time
 from dataclasses import dataclass
 
+from mgmtbench.lab.enqueue_clock import EnqueueClock
 from mgmtbench.lab.netns import setns
 
 TUNSETIFF = 0x400454CA
@@ -122,19 +130,55 @@ def wire_packets(packet: bytes) -> tuple[int, int]:
     return segments, size + (segments - 1) * headers
 
 
+def _percentiles(name: str, histogram: list[int]) -> dict[str, float]:
+    """``{name}_p50_us`` and ``{name}_p99_us`` of a histogram of LATE_BUCKET buckets (each
+    value the bucket's top), nothing for an empty one."""
+    total = sum(histogram)
+    out: dict[str, float] = {}
+    if not total:
+        return out
+    for suffix, fraction in (("p50", 0.5), ("p99", 0.99)):
+        seen, target = 0, fraction * total
+        for bucket, count in enumerate(histogram):
+            seen += count
+            if seen >= target:
+                out[f"{name}_{suffix}_us"] = round((bucket + 1) * LATE_BUCKET * 1e6)
+                break
+    return out
+
+
+def _enqueue_clock(ifname: str) -> EnqueueClock | None:
+    """A tap timing packets from their enqueue on ``ifname``; None where it cannot be made
+    (no AF_PACKET or BPF: holds are timed from the read) or ``MGMTBENCH_DELAYLINE_CLOCK=read``."""
+    if os.environ.get("MGMTBENCH_DELAYLINE_CLOCK", "enqueue") == "read":
+        return None
+    try:
+        return EnqueueClock(ifname)
+    except OSError as exc:
+        print(f"delay line: holds timed from the read on {ifname} ({exc})", file=sys.stderr)
+        return None
+
+
 def _no_timer_slack() -> None:
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None).prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0)
 
 
 def _priority() -> str:
-    """``MGMTBENCH_DELAYLINE_PRIORITY=fifo``: run as a real-time (SCHED_FIFO) task if allowed.
+    """Run as a real-time (SCHED_FIFO, priority 1) task where allowed (root, CAP_SYS_NICE);
+    ``MGMTBENCH_DELAYLINE_PRIORITY=normal`` keeps the default scheduler.
 
-    That keeps held packets on time when the CPUs are busy (p99 lateness during a bulk transfer at
-    30 ms on 2 busy cores: under 0.1 ms instead of 1-3 ms), but on a virtual machine the lab's own
-    processes then wake later, so a TCP echo's median RTT grows by 0.1-0.3 ms: off by default.
+    Holds are timed from the kernel's enqueue (:mod:`mgmtbench.lab.enqueue_clock`), so a late
+    read costs nothing, but a late write adds to the link's delay. While a benchmark keeps both
+    CPUs busy (its client, the emulator, the tap), a normal task waits for a CPU: the link's
+    median RTT under a transport benchmark was 0.05-1.1 ms above the profile, its maximum 3.5-7 ms
+    (campus, regional, 2 cores shared with a VM). Real-time, the delay line takes a CPU the moment
+    its packet is due, and leaves it as soon as it has written it (it naps, never spins long):
+    0.03-0.08 ms above, maximum 2.1 ms, and the lab's TCP echo no slower. The kernel's real-time
+    throttling (``sched_rt_runtime_us``) keeps a share of every CPU for other tasks whatever
+    happens.
     """
-    if os.environ.get("MGMTBENCH_DELAYLINE_PRIORITY", "normal") == "fifo":
+    if os.environ.get("MGMTBENCH_DELAYLINE_PRIORITY", "fifo") == "fifo":
         try:
             os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
             return "fifo"
@@ -157,6 +201,9 @@ class Direction:
         self.packets = self.wire_packets = self.bytes = self.dropped = 0
         self.late = [0] * (LATE_BUCKETS + 1)  # how late packets were written, past their time
         self.late_max = 0.0
+        # How long after the kernel queued a packet it was read (the wait the enqueue clock
+        # takes out of the hold), for packets the clock timed.
+        self.lag = [0] * (LATE_BUCKETS + 1)
 
     def count(self, packet: bytes) -> None:
         """Tally one packet read from the device."""
@@ -188,19 +235,25 @@ class Direction:
         microseconds)."""
         out: dict[str, float] = {"packets": self.packets, "wire_packets": self.wire_packets,
                                  "bytes": self.bytes, "dropped": self.dropped}
-        released = sum(self.late)
-        if released:
-            for name, fraction in (("late_p50_us", 0.5), ("late_p99_us", 0.99)):
-                seen, target = 0, fraction * released
-                for bucket, count in enumerate(self.late):
-                    seen += count
-                    if seen >= target:
-                        out[name] = round((bucket + 1) * LATE_BUCKET * 1e6)  # the bucket's top
-                        break
+        out.update(_percentiles("late", self.late))
+        if sum(self.late):
             out["late_max_us"] = round(self.late_max * 1e6)
+        out.update(_percentiles("read_lag", self.lag))
         self.late = [0] * (LATE_BUCKETS + 1)
         self.late_max = 0.0
+        self.lag = [0] * (LATE_BUCKETS + 1)
         return out
+
+    def admit_queued(self, packet: bytes, read_at: float, clock: EnqueueClock | None) -> None:
+        """:meth:`admit` a packet read at ``read_at``, its hold timed from when the kernel
+        queued it (``clock``), not from the read."""
+        if clock is None:
+            self.admit(packet, read_at)
+            return
+        queued = clock.queued_at(packet, VNET_HDR_LEN if self.vnet else 0, read_at)
+        if queued < read_at:
+            self.lag[min(int((read_at - queued) / LATE_BUCKET), LATE_BUCKETS)] += 1
+        self.admit(packet, queued)
 
     def _jitter(self) -> float:
         imp = self.imp
@@ -269,8 +322,11 @@ def run(spec: dict[str, object]) -> None:
     _no_timer_slack()
     priority = _priority()
     fd_a = open_tun(str(spec["tun_a"]), offload)
+    impaired = not imp.passthrough
+    clock_a = _enqueue_clock(str(spec["tun_a"])) if impaired else None
     setns(str(spec["netns_b"]))
     fd_b = open_tun(str(spec["tun_b"]), offload)
+    clock_b = _enqueue_clock(str(spec["tun_b"])) if impaired else None
     # a_to_b: packets read from tun_a, written to tun_b; and back.
     a_to_b, b_to_a = Direction(imp, rng, offload), Direction(imp, rng, offload)
     stopping = False
@@ -280,8 +336,13 @@ def run(spec: dict[str, object]) -> None:
         stopping = True
 
     def report(signum: int = 0, frame: object = None) -> None:
-        print(json.dumps({"a_to_b": a_to_b.stats(), "b_to_a": b_to_a.stats(), "offload": offload,
-                          "priority": priority}), file=sys.stderr, flush=True)
+        directions = {"a_to_b": a_to_b.stats(), "b_to_a": b_to_a.stats()}
+        for name, tap in (("a_to_b", clock_a), ("b_to_a", clock_b)):
+            if tap is not None:
+                directions[name].update(tap.stats())
+        print(json.dumps({**directions, "offload": offload, "priority": priority,
+                          "clock": "enqueue" if clock_a and clock_b else "read"}),
+              file=sys.stderr, flush=True)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
@@ -321,15 +382,18 @@ def run(spec: dict[str, object]) -> None:
         except InterruptedError:
             continue
         for fd in readable:
-            direction = a_to_b if fd == fd_a else b_to_a
+            direction, tap = (a_to_b, clock_a) if fd == fd_a else (b_to_a, clock_b)
             for _ in range(BATCH):
                 try:
                     packet = read(fd, READ_SIZE)
                 except BlockingIOError:
                     break
-                direction.admit(packet, clock())
+                direction.admit_queued(packet, clock(), tap)
     os.close(fd_a)
     os.close(fd_b)
+    for tap in (clock_a, clock_b):
+        if tap is not None:
+            tap.close()
     report()
 
 

@@ -143,9 +143,9 @@ class LabLike(Protocol):
     def device_pids(self) -> list[int]:
         """Host-visible pids of the processes serving the devices."""
 
-    def wire_tap(self, settle: float = 0.0) -> WireTap:
+    def wire_tap(self, settle: float = 0.0, probe: bool = False) -> WireTap:
         """A capture of the link counting round trips on the wire (its result is None where
-        there is no link of the lab's own)."""
+        there is no link of the lab's own); ``probe``: also the link's RTT meanwhile."""
 
     def up(self) -> Self:
         """Build the lab (a lab that is up stays as it is)."""

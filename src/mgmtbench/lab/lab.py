@@ -180,15 +180,17 @@ class Lab:
         assert self.state is not None
         return read_counters(self.state.host_if)
 
-    def wire_tap(self, settle: float = 0.0) -> WireTap:
+    def wire_tap(self, settle: float = 0.0, probe: bool = False) -> WireTap:
         """A capture of the link's benchmark-side interface (the one this lab made) that counts
         turns and data packets: ``with lab.wire_tap() as tap: ...``, then ``tap.result()``. See
         :mod:`mgmtbench.lab.wiretap`; ``settle``: seconds to wait for packets in flight before
-        the totals are taken."""
+        the totals are taken; ``probe``: also measure the link's RTT meanwhile (ICMP to the echo
+        address, counted apart)."""
         if self.state is None:
             raise UsageError("the lab is not up: enter its with block (or call up()) before "
                              "tapping its link")
-        return WireTap(self.state.host_if, settle=settle)
+        return WireTap(self.state.host_if, settle=settle,
+                       probe=self.echo_address if probe else None)
 
     def link_stats(self) -> dict[str, Any] | None:
         """The link backend's own tally (the ``tun`` delay line's: see

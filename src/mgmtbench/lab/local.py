@@ -79,9 +79,9 @@ class LocalLab:
         """Loopback's counters (shared with the rest of the machine)."""
         return read_counters("lo")
 
-    def wire_tap(self, settle: float = 0.0) -> WireTap:
+    def wire_tap(self, settle: float = 0.0, probe: bool = False) -> WireTap:
         """A tap that measures nothing (its result is None): loopback is no link of the lab's
-        own, and carries the whole machine's traffic."""
+        own, and carries the whole machine's traffic (``probe`` changes nothing)."""
         return WireTap(None, reason="a loopback lab has no link of its own to capture",
                        settle=settle)
 

@@ -50,11 +50,23 @@ interface, says ``ready``, then sleeps and drains its socket every ``POLL`` seco
 the timed path only the kernel's clone of it). It ends when its stdin closes: when :meth:`stop`
 asks for the totals (one JSON line), or when the benchmark process dies, however it dies. The tap
 only reads: no promiscuous mode, no interface it was not given.
+
+The link's RTT while the window runs (``probe``: an address behind the link, e.g. the lab's echo
+address). A lab's calibration measures its RTT on a quiet link before a benchmark; a delay line or
+a qdisc may hold packets longer while the client and the emulator keep the CPUs busy. With a
+probe, the tap process also sends an ICMP echo request every :data:`PROBE_INTERVAL` seconds during
+the window, and times each from its request leaving ``interface`` to its reply arriving there, both
+kernel timestamps of the capture: the link's own round trip, under the benchmark's load, without
+this host's stack or any process's wake-up. The probes (a 46-byte request and its reply each
+``PROBE_INTERVAL``) are counted apart (``probe_packets``, ``probe_bytes`` as the interface counters
+count them), so a benchmark takes them out of its packet counts; ICMP is never a turn.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import select
 import socket
 import struct
@@ -73,7 +85,12 @@ SO_RCVBUFFORCE = 33
 RCVBUF = 64 << 20  # queued packets are clones: truesize counts, 64 MB holds seconds of traffic
 SNAP = 128  # bytes read per packet: the IPv4 header (<= 60) and the TCP header's first 14
 POLL = 0.05  # seconds between drains: one wake-up per POLL, not one per packet
-IPPROTO_TCP = 6
+PROBE_INTERVAL = 0.1  # seconds between ICMP probes of the link's RTT (a multiple of POLL)
+IPPROTO_ICMP, IPPROTO_TCP = 1, 6
+ICMP_ECHO_REPLY, ICMP_ECHO = 0, 8
+SO_TIMESTAMPNS = 35
+ARPHRD_ETHER, ETH_HLEN = 1, 14  # a veth end's counters count the Ethernet header; TUN has none
+PROBE_BODY = b"mgmtbench-link-probe"
 TCP_FIN, TCP_SYN = 0x01, 0x02
 START_TIMEOUT = STOP_TIMEOUT = 10.0
 
@@ -88,8 +105,16 @@ class WireCount:
     syn: int = 0  # SYN and SYN-ACK packets, both ways
     fin: int = 0  # FIN packets, both ways
     empty_tcp: int = 0  # TCP packets carrying none of those (ACKs, RSTs, window updates)
-    other: int = 0  # packets that are not IPv4 TCP (UDP, ICMP, ARP, ...)
+    other: int = 0  # packets that are not IPv4 TCP (UDP, ICMP, ARP, ...), probes apart
     dropped: int = 0  # packets the kernel could not queue for the tap
+    # The link's RTT while the window ran (with a probe; see the module docstring).
+    probes: int = 0  # echo requests seen leaving (the interface counts them as tx)
+    probe_replies: int = 0  # their replies seen arriving (rx)
+    probe_tx_bytes: int = 0  # as the interface counters count them
+    probe_rx_bytes: int = 0
+    link_probes: int = 0  # requests whose replies were timed
+    link_rtt_p50_ms: float | None = None
+    link_rtt_max_ms: float | None = None
 
     @property
     def data_packets(self) -> int:
@@ -112,6 +137,16 @@ class WireCount:
             out["wire_dropped_packets"] = self.dropped
         return out
 
+    def link_rtt(self) -> dict[str, float]:
+        """The link's RTT while the window ran, as a benchmark records it: ``link_rtt_under_load_ms``
+        (the median probe) and ``link_rtt_under_load_max_ms``, with ``link_probes``; nothing
+        without replies."""
+        if self.link_rtt_p50_ms is None or self.link_rtt_max_ms is None:
+            return {}
+        return {"link_rtt_under_load_ms": round(self.link_rtt_p50_ms, 3),
+                "link_rtt_under_load_max_ms": round(self.link_rtt_max_ms, 3),
+                "link_probes": self.link_probes}
+
 
 class WireTap:
     """A capture of ``interface`` in a process of its own, from :meth:`start` to :meth:`stop`.
@@ -123,10 +158,12 @@ class WireTap:
     reading the totals. Either way the process is gone when the ``with`` block is left.
     """
 
-    def __init__(self, interface: str | None, *, reason: str = "", settle: float = 0.0) -> None:
+    def __init__(self, interface: str | None, *, reason: str = "", settle: float = 0.0,
+                 probe: str | None = None) -> None:
         self.interface = interface
         self.reason = "" if interface is not None else (reason or "no link to capture")
         self.settle = settle
+        self.probe = probe
         self._process: subprocess.Popen[str] | None = None
         self._result: WireCount | None = None
 
@@ -141,7 +178,8 @@ class WireTap:
             return self
         self._result = None
         process = subprocess.Popen(
-            [sys.executable, "-P", __file__, self.interface], stdin=subprocess.PIPE,
+            [sys.executable, "-P", __file__, self.interface, *([self.probe] if self.probe else [])],
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
         assert process.stdout is not None
         ready, _, _ = select.select([process.stdout], [], [], START_TIMEOUT)
@@ -219,23 +257,60 @@ def _end(process: subprocess.Popen[str]) -> None:
 class _Tally:
     """Counts packets as the module docstring says."""
 
-    def __init__(self) -> None:
+    def __init__(self, probe_ident: int | None = None) -> None:
         self.outgoing = False  # as if the last data-bearing packet had come from the devices
         self.counts = dict.fromkeys(
-            ("turns", "data_to_devices", "data_from_devices", "syn", "fin", "empty_tcp", "other"),
-            0)
+            ("turns", "data_to_devices", "data_from_devices", "syn", "fin", "empty_tcp", "other",
+             "probes", "probe_replies", "probe_tx_bytes", "probe_rx_bytes"), 0)
         self._buffer = bytearray(SNAP)
+        self.probe_ident = probe_ident
+        self.probe_sent: dict[int, float] = {}  # sequence -> kernel time the request left
+        self.link_rtts: list[float] = []  # seconds
 
     def drain(self, sock: socket.socket) -> None:
         """Count every packet queued on ``sock`` (non-blocking)."""
         buffer, counts = self._buffer, self.counts
+        recvmsg_into = sock.recvmsg_into
         while True:
             try:  # MSG_TRUNC: the packet's real length, though only SNAP bytes are copied
-                size, address = sock.recvfrom_into(buffer, SNAP, socket.MSG_TRUNC)
+                size, ancillary, _, address = recvmsg_into([buffer], 64, socket.MSG_TRUNC)
             except BlockingIOError:
                 return
-            if address[1] != ETH_P_IP or not self._tcp(buffer, size, address[2] == PACKET_OUTGOING):
+            outgoing = address[2] == PACKET_OUTGOING
+            if address[1] != ETH_P_IP or (not self._tcp(buffer, size, outgoing) and not self._probe(
+                    buffer, size, outgoing, address[3], ancillary)):
                 counts["other"] += 1
+
+    def _probe(self, packet: bytearray, size: int, outgoing: bool, hatype: int,
+               ancillary: list[tuple[int, int, bytes]]) -> bool:
+        """Time a probe's request or reply (False: the packet is not one)."""
+        if self.probe_ident is None or size < 28 or packet[9] != IPPROTO_ICMP:
+            return False
+        ihl = (packet[0] & 0x0F) * 4
+        kind, ident, seq = packet[ihl], packet[ihl + 4] << 8 | packet[ihl + 5], \
+            packet[ihl + 6] << 8 | packet[ihl + 7]
+        if ident != self.probe_ident or kind != (ICMP_ECHO if outgoing else ICMP_ECHO_REPLY):
+            return False
+        stamp = next((struct.unpack("qq", data[:16]) for level, kind_, data in ancillary
+                      if level == socket.SOL_SOCKET and kind_ == SO_TIMESTAMPNS), None)
+        counts = self.counts
+        counts["probes" if outgoing else "probe_replies"] += 1
+        counts["probe_tx_bytes" if outgoing else "probe_rx_bytes"] += size + (
+            ETH_HLEN if hatype == ARPHRD_ETHER else 0)
+        if stamp is not None:
+            at = stamp[0] + stamp[1] * 1e-9
+            if outgoing:
+                self.probe_sent[seq] = at
+            elif seq in self.probe_sent:
+                self.link_rtts.append(at - self.probe_sent.pop(seq))
+        return True
+
+    def result(self, dropped: int) -> WireCount:
+        """The window's totals."""
+        rtts = sorted(self.link_rtts)
+        return WireCount(**self.counts, dropped=dropped, link_probes=len(rtts),
+                         link_rtt_p50_ms=rtts[len(rtts) // 2] * 1000 if rtts else None,
+                         link_rtt_max_ms=rtts[-1] * 1000 if rtts else None)
 
     def _tcp(self, packet: bytearray, size: int, outgoing: bool) -> bool:
         """Count an IPv4 packet if it is TCP (False: it is not)."""
@@ -260,8 +335,25 @@ class _Tally:
         return True
 
 
-def _capture(interface: str) -> int:
-    """The tap process: capture on ``interface`` until stdin closes, then print the totals."""
+def _checksum(data: bytes) -> int:
+    """The Internet checksum (RFC 1071)."""
+    if len(data) % 2:
+        data += b"\0"
+    total: int = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    while total >> 16:
+        total = (total >> 16) + (total & 0xFFFF)
+    return ~total & 0xFFFF
+
+
+def _echo_request(ident: int, seq: int) -> bytes:
+    header = struct.pack("!BBHHH", ICMP_ECHO, 0, 0, ident, seq)
+    checksum = _checksum(header + PROBE_BODY)
+    return struct.pack("!BBHHH", ICMP_ECHO, 0, checksum, ident, seq) + PROBE_BODY
+
+
+def _capture(interface: str, probe: str | None = None) -> int:
+    """The tap process: capture on ``interface`` until stdin closes, then print the totals
+    (probing the link's RTT to ``probe`` every PROBE_INTERVAL seconds meanwhile)."""
     # Protocol 0 until bound: a socket made with ETH_P_ALL would queue every interface's packets
     # until bind() narrows it to one.
     sock = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, 0)
@@ -271,23 +363,40 @@ def _capture(interface: str) -> int:
                 sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, RCVBUF)
             except PermissionError:
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RCVBUF)
+            sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
             sock.bind((interface, ETH_P_ALL))
+            pinger = None
+            if probe is not None:
+                pinger = socket.socket(socket.AF_INET, socket.SOCK_RAW, IPPROTO_ICMP)
+                pinger.setblocking(False)
         except OSError as exc:
             print(f"cannot capture on {interface}: {exc.strerror or exc}", file=sys.stderr)
             return 1
         sock.setblocking(False)
-        tally = _Tally()
+        ident = os.getpid() & 0xFFFF
+        tally = _Tally(ident if pinger is not None else None)
         print("ready", flush=True)
         stdin = sys.stdin.fileno()
+        seq, next_probe = 0, time.monotonic()
         while True:
             stop, _, _ = select.select([stdin], [], [], POLL)
+            if pinger is not None and probe is not None:
+                if time.monotonic() >= next_probe and not stop:
+                    with contextlib.suppress(OSError):  # a full queue: the next one goes
+                        pinger.sendto(_echo_request(ident, seq), (probe, 0))
+                    seq, next_probe = (seq + 1) & 0xFFFF, next_probe + PROBE_INTERVAL
+                with contextlib.suppress(OSError):  # its own copies of ICMP: not needed
+                    while pinger.recv(2048):
+                        pass
             tally.drain(sock)
             if stop:  # EOF (or anything written): the window is over
                 break
+        if pinger is not None:
+            pinger.close()
         _, dropped = struct.unpack("II", sock.getsockopt(SOL_PACKET, PACKET_STATISTICS, 8))
-        print(json.dumps(asdict(WireCount(**tally.counts, dropped=dropped))), flush=True)
+        print(json.dumps(asdict(tally.result(dropped))), flush=True)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(_capture(sys.argv[1]))
+    sys.exit(_capture(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None))
