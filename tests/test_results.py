@@ -245,3 +245,195 @@ def test_a_section_module_is_found_by_discovery(runs: list[Path], tmp_path: Path
     assert headings[-2:] == ["## emulator-capacity", "## Throughput"]
     assert "| test_bulk_throughput[netem-0ms-1MiB] | 42.5 |" in text
     assert "| test_concurrent_idle_sessions[200] | 500.0 | 500.0 |" in text
+
+
+# The published study's tables (mgmtbench.results.study), from runs with known means.
+
+RTT = {"local": (0.0, 0.02), "regional": (30.0, 30.0)}  # profile: (configured, measured) ms
+# (transport, mode): (ms per iteration, ms per command) at regional for asyncssh and httpx;
+# paramiko takes twice as long (never the best client).
+MODEL = {("ssh", "fresh-conn"): (300.0, 60.0), ("ssh", "reuse-conn"): (0.0, 60.0),
+         ("ssh", "batch-exec"): (270.0, 0.0), ("ssh", "pty-fresh"): (420.0, 30.0),
+         ("ssh", "pty-reuse"): (180.0, 30.0), ("ssh", "pipelined"): (60.0, 1.0),
+         ("https", "fresh-conn"): (0.0, 90.0), ("https", "keep-alive"): (0.0, 30.0),
+         ("https", "batch-post"): (30.0, 0.0), ("https", "multi-cmd"): (32.0, 0.0)}
+
+
+def model_ms(client: str, transport: str, mode: str, profile: str, commands: int) -> float:
+    fixed, per_command = MODEL[(transport, mode)]
+    ms = (fixed + per_command * commands) * (2 if client == "paramiko" else 1)
+    return ms if profile == "regional" else ms / 10
+
+
+def study_run(path: Path, rows: list[tuple[str, str, str, str, int]],
+              aligned: bool = True) -> Path:
+    """A pytest-benchmark JSON file with a benchmark per (client, transport, mode, profile,
+    commands), its mean from ``model_ms``."""
+    benchmarks = []
+    for client, transport, mode, profile, commands in rows:
+        mean_ms = model_ms(client, transport, mode, profile, commands)
+        configured, measured = RTT[profile]
+        extra = {"experiment": "transport", "transport": transport, "backend": "tun",
+                 "configured_rtt_ms": configured, "measured_rtt_ms": measured,
+                 "rtts": round(mean_ms / measured, 2) if measured >= 1 else None,
+                 "wire_rtts_per_iteration": 7.0}
+        if aligned:
+            extra["rtt_error_ms"] = round(measured - configured, 3)
+        benchmarks.append({
+            "name": f"test_transport_mode[{profile}-{commands}cmd-{client}-{mode}]",
+            "group": f"{profile}, {commands} commands",
+            "params": {"profile": profile, "commands": commands, "client": client, "mode": mode},
+            "stats": {"mean": mean_ms / 1000, "median": mean_ms / 1000, "min": mean_ms / 1000,
+                      "max": mean_ms / 1000, "stddev": 0.0, "rounds": 3},
+            "extra_info": extra})
+    path.write_text(json.dumps({"datetime": "2026-11-23T00:00:00", "benchmarks": benchmarks}))
+    return path
+
+
+def every(clients: tuple[str, ...] = ("asyncssh", "paramiko", "httpx"),
+          profiles: tuple[str, ...] = ("local", "regional"),
+          counts: tuple[int, ...] = (1, 5, 50)) -> list[tuple[str, str, str, str, int]]:
+    return [(client, transport, mode, profile, n) for profile in profiles for n in counts
+            for client in clients for transport, mode in MODEL
+            if (transport == "https") == (client == "httpx")]
+
+
+def test_the_published_figures_are_the_issues() -> None:
+    from mgmtbench.results.study import MODES, PUBLISHED
+
+    assert MODES[:5] == ("ssh fresh-conn", "ssh reuse-conn", "ssh batch-exec", "ssh pty-fresh",
+                         "ssh pty-reuse")
+    assert [round(PUBLISHED[m].mean_ms) for m in MODES] == [507, 331, 268, 547, 325,
+                                                           498, 162, 34, 34]
+    assert [round(PUBLISHED[m].rtts_600) for m in MODES] == [16, 10, 8, 17, 10, 15, 5, 1, 1]
+
+
+def test_study_tables_compute_from_known_means(tmp_path: Path) -> None:
+    from mgmtbench.results import study
+
+    frame = load_runs([study_run(tmp_path / "run.json", every())])
+
+    pty = study.pty_overhead(frame).set_index(["profile", "client", "pty_mode"])
+    row = pty.loc[("regional", "asyncssh", "pty-fresh")]
+    assert row["exec_mode"] == "fresh-conn"
+    assert row["overhead_ms"] == pytest.approx((420 + 150) - (300 + 300))  # at 5 commands
+    assert row["overhead_rtts"] == pytest.approx(-30 / 30)
+    assert row["clibench_overhead_ms"] == pytest.approx(546.7 - 507.4)
+    reuse = pty.loc[("regional", "paramiko", "pty-reuse")]
+    assert reuse["overhead_ms"] == pytest.approx(2 * ((180 + 150) - 300))
+    assert reuse["clibench_overhead_ms"] == pytest.approx(325.0 - 331.0)
+    assert pty.loc[("local", "asyncssh", "pty-fresh")]["overhead_rtts"] != \
+        pty.loc[("local", "asyncssh", "pty-fresh")]["overhead_rtts"]  # NaN: RTT below 1 ms
+    assert set(pty.index.get_level_values("client")) == {"asyncssh", "paramiko"}  # SSH only
+
+    speed = study.speedup_vs_pty_fresh(frame).set_index(["profile", "mode"])
+    batch = speed.loc[("regional", "https batch-post")]
+    assert batch["client"] == "httpx"
+    assert batch["baseline_client"] == "asyncssh"  # the best pty-fresh, not paramiko's
+    assert batch["speedup"] == pytest.approx((420 + 150) / 30)
+    assert batch["clibench_speedup"] == pytest.approx(546.7 / 33.9)
+    assert speed.loc[("regional", "ssh fresh-conn")]["speedup"] == pytest.approx(570 / 600)
+    assert speed.loc[("regional", "https fresh-conn")]["speedup"] == pytest.approx(570 / 450)
+    assert speed.loc[("regional", "ssh pty-fresh")]["speedup"] == pytest.approx(1.0)
+    assert "ssh pipelined" not in speed.index.get_level_values("mode")  # ours, not the study's
+
+    scaling = study.command_scaling(frame).set_index(["profile", "mode"])
+    assert list(scaling.columns[:4]) == ["client", "1 cmd", "5 cmd", "50 cmd"]
+    reuse_conn = scaling.loc[("regional", "ssh reuse-conn")]
+    assert reuse_conn["ms_per_command"] == pytest.approx(60.0)
+    assert reuse_conn["rtts_per_command"] == pytest.approx(2.0)
+    assert reuse_conn["50 cmd"] == pytest.approx(3000.0)
+    assert scaling.loc[("regional", "https batch-post")]["growth"] == pytest.approx(1.0)
+    assert scaling.loc[("regional", "ssh pty-fresh")]["growth"] == pytest.approx(1920 / 450)
+
+    serial = study.serial_fleet(frame).set_index(["profile", "mode"])
+    assert serial.loc[("regional", "ssh pty-fresh")]["seconds"] == pytest.approx(57.0)
+    assert serial.loc[("regional", "ssh pty-fresh")]["clibench_seconds"] == pytest.approx(54.67)
+    assert serial.loc[("local", "https keep-alive")]["seconds"] == pytest.approx(1.5)
+    assert serial.loc[("local", "https keep-alive")]["clibench_seconds"] != \
+        serial.loc[("local", "https keep-alive")]["clibench_seconds"]  # NaN: not its profile
+
+    versus = study.versus_study(frame).set_index("mode")
+    assert list(versus.index) == list(study.MODES)
+    assert set(versus["profile"]) == {"regional"}
+    assert versus.loc["https fresh-conn", "mean_ms"] == pytest.approx(450.0)
+    assert versus.loc["ssh fresh-conn", "mean_ms"] == pytest.approx(600.0)
+    assert versus.loc["ssh fresh-conn", "ratio"] == pytest.approx(600 / 507.4)
+    assert versus.loc["https keep-alive", "rtts"] == pytest.approx(5.0)
+    assert versus.loc["https keep-alive", "clibench_rtts_600"] == pytest.approx(5.01)
+    assert versus.loc["https fresh-conn", "clibench_round_trips"] == 10
+
+
+def test_study_tables_say_in_one_line_what_a_run_lacks(tmp_path: Path) -> None:
+    """No pty modes, one command count, no regional: a line instead of each table; a profile
+    without ssh pty-fresh is named under the speed-up table."""
+    from mgmtbench.results import study
+    from mgmtbench.results.report import write_report
+
+    rows = [r for r in every(("asyncssh", "httpx"), ("local",), (5,))
+            if r[2] not in ("pty-fresh", "pty-reuse")]
+    run = study_run(tmp_path / "thin.json", rows)
+    frame = load_runs([run])
+    with pytest.raises(ResultsError, match="no PTY overhead: it needs ssh pty-fresh"):
+        study.pty_overhead(frame)
+    with pytest.raises(ResultsError, match="no profile of this run has ssh pty-fresh"):
+        study.speedup_vs_pty_fresh(frame)
+    with pytest.raises(ResultsError, match=r"one command count \(5\)"):
+        study.command_scaling(frame)
+    with pytest.raises(ResultsError, match=r"this run has local \(0 ms\) at 5 commands"):
+        study.versus_study(frame)
+    text = write_report([run], tmp_path / "report").read_text()
+    assert "Traceback" not in text
+    block = text[text.index("## The study's tables"):text.index("## Charts")]
+    for heading in ("### Against the study: regional, 5 commands", "### PTY overhead, 5 commands",
+                    "### Speed-up against ssh pty-fresh, 5 commands",
+                    "### Time against command count"):
+        after = block[block.index(heading):].splitlines()
+        assert after[2].startswith("Not in this run: no "), heading  # the note, one line
+        assert after[3] == "", heading
+        assert after[4].startswith("### "), heading  # and no table
+    serial = block[block.index("### 100 devices serially, 5 commands"):].splitlines()
+    assert serial[4].startswith("| mode | client | local |")
+    assert "| https batch-post | httpx | 0.3 s |" in block
+
+    # A second profile with pty-fresh: the speed-up table, and the profile without it named.
+    more = rows + every(("asyncssh",), ("regional",), (5,))
+    frame = load_runs([study_run(tmp_path / "more.json", more)])
+    speed = study.speedup_vs_pty_fresh(frame)
+    assert set(speed["profile"]) == {"regional"}
+    lines = study.render(frame)
+    assert "No ssh pty-fresh at 5 commands, so no speed-up, in: local." in lines
+
+
+def test_runs_from_before_the_study_names_get_no_study_tables(tmp_path: Path) -> None:
+    from mgmtbench.results import study
+
+    for frame in (load_runs([DOCS_RUNS["transport"]]),
+                  load_runs([study_run(tmp_path / "old.json", every(), aligned=False)])):
+        lines = study.render(frame)
+        assert lines[:2] == ["## The study's tables", ""]
+        assert lines[2].startswith("Not in this run: the run was recorded before the mode names")
+        assert not any(line.startswith("|") for line in lines)
+
+
+def test_report_on_a_real_run_has_the_study_tables(runs: list[Path], tmp_path: Path) -> None:
+    """``mgmtbench report`` on a real run (asyncssh at local, 1 and 5 commands): the tables it
+    has data for, and the note for the comparison that needs regional."""
+    out = tmp_path / "report"
+    result = subprocess.run([sys.executable, "-m", "mgmtbench.cli", "report", str(runs[0]),
+                             "--out", str(out)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    text = (out / "report.md").read_text()
+    block = text[text.index("## The study's tables"):text.index("## Charts")]
+    assert "Not in this run: no comparison with the study: it needs a profile with a configured " \
+           "RTT of 30 ms" in block
+    assert "| local | asyncssh | pty-fresh | fresh-conn |" in block
+    assert "| local | asyncssh | pty-reuse | reuse-conn |" in block
+    assert "| ssh pty-fresh | asyncssh | 1.0x |" in block
+    assert "| profile | mode | client | 1 cmd | 5 cmd | ms_per_command |" in block
+    assert "| local | ssh batch-exec | asyncssh |" in block
+    assert "### 100 devices serially, 5 commands" in block
+    frame = load_runs([runs[0]])
+    pty_fresh = frame[(frame["mode"] == "pty-fresh") & (frame["commands"] == 5)]["mean_ms"]
+    seconds = float(pty_fresh.iloc[0]) * 100 / 1000
+    assert f"| ssh pty-fresh | asyncssh | {seconds:.1f} s |" in block

@@ -98,7 +98,7 @@ def projection_table(projected: pd.DataFrame) -> pd.DataFrame:
     if projected.empty:
         return projected
     cells = projected.assign(cell=[
-        "-" if math.isnan(s) else f"{_duration(s)} ({b})"
+        "-" if math.isnan(s) else f"{duration(s)} ({b})"
         for s, b in zip(projected["seconds"], projected["basis"], strict=True)])
     wide = cells.pivot_table(index=["profile", "client"], columns="devices", values="cell",
                              aggfunc="first", sort=False)
@@ -106,7 +106,8 @@ def projection_table(projected: pd.DataFrame) -> pd.DataFrame:
     return wide.reset_index()
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    """A time to read at a glance: seconds, minutes or hours, one decimal."""
     if seconds < 120:
         return f"{seconds:.1f} s"
     if seconds < 7200:

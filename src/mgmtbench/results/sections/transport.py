@@ -1,7 +1,9 @@
 """Transport modes (``benchmarks/test_transport_modes.py``): per profile and command count, each
 client/mode's time, RTTs (time / measured RTT), wire RTTs (round trips counted on the link, see
 :mod:`mgmtbench.lab.wiretap`; ``-`` for runs that did not record them) and packets, and its
-speed-up; bars per profile, time against commands and against RTT."""
+speed-up; then the published study's tables (:mod:`mgmtbench.results.study`: the mode table beside
+the study's figures, PTY overhead, speed-up against ssh pty-fresh per profile, time against command
+count, 100 devices serially); bars per profile, time against commands and against RTT."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from mgmtbench.results import study
 from mgmtbench.results.charts import bars_per_profile, time_vs_commands, time_vs_rtt
 from mgmtbench.results.compare import KEYS as COMPARED_BY
 from mgmtbench.results.compare import speedups
@@ -23,7 +26,8 @@ COLUMNS = ["client", "mode", "mean_ms", "p95_ms", "rtts", WIRE, "packets_per_ite
 
 def render(frame: pd.DataFrame, context: ReportContext) -> Section:
     """Per profile and command count a table with speed-ups against ``context.baseline`` (or
-    the slowest client/mode), then the charts."""
+    the slowest client/mode), then the study's tables (each where the run has its data), then
+    the charts."""
     if "commands" in frame and frame["commands"].notna().all():
         frame = frame.astype({"commands": int})  # float when other experiments' rows had none
     lines: list[str] = []
@@ -36,6 +40,7 @@ def render(frame: pd.DataFrame, context: ReportContext) -> Section:
                   f"Backend {info.get('backend')}, configured RTT {info.get('configured_rtt_ms')} "
                   f"ms, measured {info.get('measured_rtt_ms')} ms. Speed-up against {against}.",
                   "", markdown_table(group[[c for c in COLUMNS if c in group]]), ""]
+    lines += study.render(frame)
     charts = _charts(frame, context.out)
     lines += ["## Charts", "", *[f"![{c.stem}]({c.name})" for c in charts], ""]
     return Section(lines, charts)
