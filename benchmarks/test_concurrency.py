@@ -44,6 +44,9 @@ def test_fleet(benchmark: BenchmarkFixture, fleet_lab_for: Callable[[str], LabLi
     if hint:
         pytest.skip(hint)
     lab = fleet_lab_for(profile)
+    unsupported = lab.unsupported(cls.service())
+    if unsupported:
+        pytest.skip(unsupported)
     assert len(lab.devices) >= concurrency, f"the fleet lab has {len(lab.devices)} devices"
     targets = lab_targets(lab, login, platform=PLATFORM, count=concurrency)
     expected = expected_digests(lab, COMMAND, count=concurrency, platform=PLATFORM)

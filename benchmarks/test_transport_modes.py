@@ -12,7 +12,10 @@ iteration: packets and bytes (interface counters), and round trips counted on th
 (``wire_rtts_per_iteration``, ``wire_turns_per_iteration``, ``data_packets_per_iteration``: a
 capture in a process of its own, started before the timed rounds and stopped after them; rules in
 :mod:`mgmtbench.lab.wiretap`; not recorded on a loopback lab). ``rtts`` is time divided by the
-measured RTT; wire RTTs count the direction changes themselves.
+measured RTT; wire RTTs count the direction changes themselves. Adapters that can wrap their
+connections (``counts_round_trips``: paramiko, asyncssh, httpx, netmiko) also record the study's
+own count, ``app_rtts_per_iteration``: a read after a write, on the client's TCP streams (rules in
+:mod:`mgmtbench.clients.roundtrips`), over the timed rounds only; others record nothing.
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
 from mgmtbench.clients import adapter
+from mgmtbench.clients.roundtrips import RoundTripCounter
 from mgmtbench.emulator.oracle import expected_output, show_commands
-from mgmtbench.lab import LabLike
+from mgmtbench.lab import LabLike, LinkCounters
 from mgmtbench.targets import Login, lab_targets
 from mgmtbench.testing import Driver, record, timing_info
 
@@ -54,11 +58,18 @@ def test_transport_mode(benchmark: BenchmarkFixture, lab_for: Callable[[str], La
     if hint:
         pytest.skip(hint)
     lab = lab_for(profile)
+    reason = lab.unsupported(cls.service(mode))  # e.g. no HTTPS on the sshd device runtime
+    if reason:
+        pytest.skip(reason)
     device = lab.devices[0]
     target = lab_targets(lab, login, platform=PLATFORM, count=1)[0]
     cmds = show_commands(PLATFORM, commands)
     want = expected_output(PLATFORM, device.hostname, device.reported_ip, cmds)
-    driver = Driver(cls(target, mode))
+    client_under_test = cls(target, mode)
+    counter = RoundTripCounter() if cls.counts_round_trips else None
+    if counter is not None:
+        client_under_test.count_round_trips(counter)  # before setup: a kept connection too
+    driver = Driver(client_under_test)
     outputs: list[str] = []
 
     def one_round() -> None:
@@ -70,13 +81,19 @@ def test_transport_mode(benchmark: BenchmarkFixture, lab_for: Callable[[str], La
         one_round()  # warm-up, and the first check of the answer
         rounds = round_count(time.perf_counter() - start)
         benchmark.group = f"{profile}, {commands} commands"
-        with lab.wire_tap() as tap:  # its process starts and stops outside the timed rounds
-            before = lab.counters()
+        # The tap's process starts and stops outside the timed rounds; it also probes the link's
+        # RTT meanwhile (ICMP, taken out of the packet counts below).
+        with lab.wire_tap(probe=True) as tap:
+            before, trips_before = lab.counters(), counter.trips if counter else 0
             benchmark.pedantic(one_round, rounds=rounds, iterations=1)
             traffic = lab.counters() - before
+            app_trips = counter.trips - trips_before if counter else None
     finally:
         driver.teardown()
     wire = tap.result()
+    if wire is not None:
+        traffic -= LinkCounters(wire.probes, wire.probe_tx_bytes, wire.probe_replies,
+                                wire.probe_rx_bytes)
     wrong = [i for i, out in enumerate(outputs) if out != want]
     assert not wrong, f"rounds {wrong} returned wrong output (first: {outputs[wrong[0]][:200]!r})"
 
@@ -89,4 +106,17 @@ def test_transport_mode(benchmark: BenchmarkFixture, lab_for: Callable[[str], La
            bytes_per_iteration=round(traffic.bytes / rounds),
            packets_to_device=round(traffic.tx_packets / rounds, 1),
            packets_from_device=round(traffic.rx_packets / rounds, 1),
-           **(wire.per_iteration(rounds) if wire else {}))
+           **(wire.per_iteration(rounds) if wire else {}),
+           **({} if app_trips is None else
+              {"app_rtts_per_iteration": round(app_trips / rounds, 1)}),
+           **(under_load(wire.link_rtt(), lab) if wire else {}))
+
+
+def under_load(link: dict[str, float], lab: LabLike) -> dict[str, float]:
+    """The link's RTT measured during the timed rounds, and the instrument's error then
+    (``rtt_error_under_load_ms``: that RTT minus the profile's)."""
+    configured = lab.facts().configured_rtt_ms
+    if "link_rtt_under_load_ms" in link and configured is not None:
+        link = {**link, "rtt_error_under_load_ms": round(
+            link["link_rtt_under_load_ms"] - configured, 3)}
+    return link

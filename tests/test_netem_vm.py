@@ -4,6 +4,8 @@ and tools/compare_backends.py (the side-by-side checks). The VM itself runs in `
 from __future__ import annotations
 
 import importlib.util
+import io
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -67,7 +69,7 @@ def test_guest_script_prepares_the_lab_then_runs_the_command_in_place() -> None:
     for module in ("sch_netem", "veth", "tun"):
         assert module in script
     assert "netem delay" in script
-    assert "net.ipv4.ip_forward=1" in script
+    assert "echo 1 > /proc/sys/net/ipv4/ip_forward" in script
     assert "/dev/net/tun" in script
     assert "mount --bind /run/netem-vm-root/venv /venv" in script
     assert "cd '/work/x y'" in script
@@ -93,17 +95,36 @@ def row(name: str, packets: float, mean_ms: float, rtts: float,
 
 
 @pytest.mark.parametrize(("timing", "b", "failures"), [
-    (False, row("x", 20.4, 200.0, 6.0), 0),
-    (False, row("x", 20.6, 100.0, 3.0), 1),  # 0.6 packets apart
+    (False, row("x", 20.4, 200.0, 6.0, 3.0), 0),
+    (False, row("x", 25.0, 100.0, 3.0, 3.5), 0),  # packets are not held; wire 0.5 apart is
+    (False, row("x", 20.0, 100.0, 6.0, 3.6), 1),  # wire round trips 0.6 apart
+    (False, row("x", 20.0, 100.0, 6.0, None), 1),  # no wire count: nothing to compare
     (True, row("x", 20.0, 104.0, 6.3, 3.0), 0),  # within 5 %
-    (True, row("x", 20.0, 110.0, 6.3, 3.3), 2),  # time 9.5 % and wire RTTs 9.5 % apart
+    (True, row("x", 20.0, 110.0, 6.7, 3.0), 2),  # time 9.5 % and time in RTTs 11 % apart
 ])
-def test_compare_holds_packets_and_optionally_time(timing: bool, b: dict[str, float],
-                                                   failures: int) -> None:
+def test_compare_holds_wire_round_trips_and_optionally_time(timing: bool, b: dict[str, float],
+                                                            failures: int) -> None:
     a = row("x", 20.0, 100.0, 6.0, 3.0)
     rows = compare.pair({"t[x]": a}, {"t[x]": b, "t[only-b]": a})
     assert [r.name for r in rows] == ["t[x]"]
     assert len(compare.check_rows(rows, timing=timing)) == failures
+
+
+def test_compare_holds_packets_only_when_asked() -> None:
+    rows = compare.pair({"t[x]": row("x", 20.0, 100.0, 6.0, 3.0)},
+                        {"t[x]": row("x", 20.6, 100.0, 6.0, 3.0)})
+    assert compare.check_rows(rows, timing=False) == []
+    assert len(compare.check_rows(rows, timing=False, packet_tolerance=0.5)) == 1
+    assert compare.check_rows(rows, timing=False, packet_tolerance=1.0) == []
+    assert compare.check_rows([], timing=False) == ["no benchmark ran through both backends"]
+
+
+def test_compare_prints_the_timing_spread() -> None:
+    rows = compare.pair({"t[a]": row("a", 1, 100.0, 10.0, 1), "t[b]": row("b", 1, 100.0, 4.0, 1)},
+                        {"t[a]": row("a", 1, 100.0, 10.2, 1), "t[b]": row("b", 1, 100.0, 5.0, 1)})
+    spread = compare.timing_spread(rows)
+    assert "largest 22.2% (t[b])" in spread
+    assert "1 of 2 within 5%" in spread
 
 
 def test_compare_lab_check_rtts() -> None:
@@ -113,3 +134,36 @@ def test_compare_lab_check_rtts() -> None:
     assert len(compare.check_lab("netem", early, 0.05)) == 1
     assert len(compare.check_lab("netem", {**good, "measured_rtt_ms": 40.0}, 0.05)) == 1
     assert compare.check_lab("netem", {**good, "measured_rtt_ms": 40.0}, 0.5) == []
+
+
+def test_the_guest_output_is_copied_through_a_pipe() -> None:
+    """qemu opens its stdout by path with O_TRUNC: netem_vm gives it a pipe and copies that."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"netem_vm (guest): ready\nrest")
+    os.close(write_end)
+    sink = io.BytesIO()
+    with os.fdopen(read_end, "rb") as source:
+        netem_vm.copy_stream(source, sink)
+    assert sink.getvalue() == b"netem_vm (guest): ready\nrest"
+
+
+def test_vng_command_passes_qemu_options_as_one_argument() -> None:
+    kernel = netem_vm.Kernel(netem_vm.version_key("6.1.0-56-amd64"), "6.1.0-56-amd64",
+                             Path("/boot/vmlinuz-6.1.0-56-amd64"))
+    argv = netem_vm.vng_command("vng", kernel, Path("/r/g.sh"), Path("/w"), Path("/r"), 2, "4G",
+                                "-cpu Nehalem")
+    assert "--disable-kvm" in argv
+    assert "--qemu-opts=-cpu Nehalem" in argv
+    assert not any(a.startswith("--qemu-opts") for a in netem_vm.vng_command(
+        "vng", kernel, Path("/r/g.sh"), Path("/w"), Path("/r"), 2, "4G"))
+
+
+def test_compare_does_not_hold_wire_counts_of_concurrent_modes() -> None:
+    a = {**row("x", 90.0, 300.0, 9.0, 6.9), "mode": "pipelined"}
+    b = {**row("x", 94.0, 260.0, 8.0, 8.5), "mode": "pipelined"}
+    rows = compare.pair({"t[x]": a}, {"t[x]": b})
+    assert compare.check_rows(rows, timing=False) == []
+    assert "t[x]*" in compare.table(rows, ("netem", "tun"))
+    sequential = compare.pair({"t[x]": {**a, "mode": "pty-fresh"}},
+                              {"t[x]": {**b, "mode": "pty-fresh"}})
+    assert len(compare.check_rows(sequential, timing=False)) == 1

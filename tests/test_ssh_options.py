@@ -1,5 +1,6 @@
 """The SSH server's options end to end: algorithm lists, host key algorithms and login methods,
-from ``mgmtbench serve``'s flags (and their MGMTBENCH_* environment) to netns and docker devices.
+from ``mgmtbench serve``'s flags (and their MGMTBENCH_* environment) to netns, docker and sshd
+devices.
 
 Real servers, real sockets: asyncssh as the client, offering what the server offers or only
 something else.
@@ -25,6 +26,7 @@ from mgmtbench.errors import UsageError
 from mgmtbench.lab import Lab, resolve
 from mgmtbench.lab.lab import has_net_admin
 from mgmtbench.lab.runtimes.docker import DockerRuntime
+from mgmtbench.lab.runtimes.sshd import SshdRuntime
 from mgmtbench.testing import PASSWORD, USERNAME, ClientKeys, credentials
 
 FreshEmulator = Callable[..., EmulatorThread]
@@ -188,10 +190,13 @@ def test_serve_reads_what_a_runtime_passes(ssh: SshServerOptions, how: str,
 # --- labs: the options reach the devices of each runtime ----------------------------------------
 
 NO_DOCKER = DockerRuntime.unavailable()
+NO_SSHD = SshdRuntime.unavailable()
 RUNTIMES = [
     pytest.param("netns", id="netns"),
     pytest.param("docker", id="docker", marks=pytest.mark.skipif(
         NO_DOCKER is not None, reason=f"docker runtime: {NO_DOCKER}")),
+    pytest.param("sshd", id="sshd", marks=pytest.mark.skipif(
+        NO_SSHD is not None, reason=f"sshd runtime: {NO_SSHD}")),
 ]
 
 

@@ -12,8 +12,10 @@ modules (from the installed package's /lib/modules/<version>), /dev/net/tun, IP 
 check that a netem qdisc can be added to a veth pair. The exit code is CMD's.
 
 ``--install`` installs what is missing first (root): Debian's qemu-system-x86, linux-image-amd64
-(only adds files under /boot and /lib/modules; the host does not reboot into it) and
-busybox-static (virtme-ng's initramfs), and virtme-ng from PyPI, pinned, into this Python.
+(only adds files under /boot and /lib/modules; the host does not reboot into it), busybox-static
+(virtme-ng's initramfs) and iproute2 (``ip`` and ``tc`` for the guest's checks), and virtme-ng
+from PyPI, pinned with its dependencies, into this Python (a ``vng`` elsewhere on PATH is not
+used then: its version is not known).
 
 The guest runs under qemu's software emulation (TCG): KVM is not used, because on the project's
 machines a KVM guest hangs before the kernel prints anything (no usable nested virtualisation).
@@ -32,17 +34,23 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
-APT_PACKAGES = ("qemu-system-x86", "linux-image-amd64", "busybox-static")
+APT_PACKAGES = ("qemu-system-x86", "linux-image-amd64", "busybox-static", "iproute2")
 VIRTME_NG = "virtme-ng==1.42"
+# virtme-ng's own dependencies and theirs, pinned too (those in constraints.txt at the same
+# versions), so that a release of any of them cannot change the VM unnoticed.
+VIRTME_NG_DEPENDENCIES = ("argcomplete==3.7.2", "requests==2.34.2", "urllib3==2.7.0",
+                          "charset-normalizer==3.4.7", "idna==3.20", "certifi==2026.10.18")
 QEMU = "qemu-system-x86_64"
 BUSYBOX_STATIC = Path("/bin/busybox")  # busybox-static's file (busybox, dynamic, is not enough)
 NETEM_MODULE = "kernel/net/sched/sch_netem.ko"  # + .xz/.zst when compressed
 GUEST_MODULES = ("sch_netem", "veth", "tun")
-GUEST_SYSCTLS = ("net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1")
+GUEST_SYSCTLS = ("net/ipv4/ip_forward", "net/ipv6/conf/all/forwarding")  # set to 1 (no procps)
 # What the guest does not inherit from the caller's environment: this shell's own bookkeeping and
 # handles on the host session (agent sockets, display, bus) that mean nothing inside the VM.
 HOST_ONLY_ENV = frozenset({
@@ -84,12 +92,13 @@ def stock_kernels(boot: Path = Path("/boot"),
     return sorted(found)
 
 
-def find_vng() -> str | None:
-    """virtme-ng's ``vng``: next to this Python (its virtualenv) or on PATH."""
+def find_vng(*, beside_only: bool = False) -> str | None:
+    """virtme-ng's ``vng``: next to this Python (its virtualenv), else on PATH unless
+    ``beside_only``."""
     beside = Path(sys.executable).parent / "vng"
     if beside.is_file() and os.access(beside, os.X_OK):
         return str(beside)
-    return shutil.which("vng")
+    return None if beside_only else shutil.which("vng")
 
 
 def missing(kernels: Sequence[Kernel], vng: str | None, qemu: str | None,
@@ -124,9 +133,10 @@ def install() -> None:
         subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
         subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages],
                        check=True, env=env, stdout=subprocess.DEVNULL)
-    if find_vng() is None:
+    if find_vng(beside_only=True) is None:
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet",
-                        "--disable-pip-version-check", VIRTME_NG], check=True)
+                        "--disable-pip-version-check", VIRTME_NG, *VIRTME_NG_DEPENDENCIES],
+                       check=True)
 
 
 def guest_environment(environ: Mapping[str, str]) -> dict[str, str]:
@@ -171,7 +181,8 @@ def guest_script(command: Sequence[str], cwd: Path, environ: Mapping[str, str],
         "done",
         "if [ ! -c /dev/net/tun ]; then mkdir -p /dev/net && mknod /dev/net/tun c 10 200 || "
         f"{{ say 'no /dev/net/tun'; {fail}; }}; fi",
-        f"sysctl -q -w {' '.join(GUEST_SYSCTLS)} >/dev/null || {{ say 'sysctl failed'; {fail}; }}",
+        *(f"echo 1 > /proc/sys/{name} || {{ say 'cannot set {name}'; {fail}; }}"
+          for name in GUEST_SYSCTLS),
         "ip link set lo up",
         f"touch /run/.netem_vm && rm /run/.netem_vm || {{ say '/run is not writable'; {fail}; }}",
         # The lab's netem backend adds exactly this: prove it works before running anything.
@@ -193,17 +204,26 @@ def guest_script(command: Sequence[str], cwd: Path, environ: Mapping[str, str],
     return "\n".join(lines) + "\n"
 
 
+def copy_stream(source: BinaryIO, sink: BinaryIO) -> None:
+    """Copy ``source`` to ``sink`` until end of file, flushing as it goes."""
+    while chunk := os.read(source.fileno(), 65536):  # what is there, without waiting for more
+        sink.write(chunk)
+        sink.flush()
+
+
 def vng_command(vng: str, kernel: Kernel, script: Path, cwd: Path, rundir: Path, cpus: int,
-                memory: str) -> list[str]:
+                memory: str, qemu_opts: str = "") -> list[str]:
     """The ``vng`` command line that boots ``kernel`` and runs ``script``."""
     return [vng, "--run", str(kernel.image), "--disable-kvm", "--force-9p",
             "--cpus", str(cpus), "--memory", memory,
+            *([f"--qemu-opts={qemu_opts}"] if qemu_opts else []),
             "--rwdir", str(cwd), "--rwdir", str(rundir), "--rodir", f"{CACHED_ROOT}=/",
             "--cwd", str(cwd),
             "--exec", f"sh {shlex.quote(str(script))}"]
 
 
-def run(command: Sequence[str], *, cpus: int, memory: str, timeout: float | None) -> int:
+def run(command: Sequence[str], *, cpus: int, memory: str, timeout: float | None,
+        qemu_opts: str = "") -> int:
     """Boot the newest stock kernel and run ``command`` in it; its exit code."""
     kernels = stock_kernels()
     vng = find_vng()
@@ -221,13 +241,29 @@ def run(command: Sequence[str], *, cpus: int, memory: str, timeout: float | None
         script.chmod(0o700)  # it holds the caller's environment
         print(f"netem_vm: booting {kernel.image} (qemu, software emulation, {cpus} CPUs, "
               f"{memory}) to run: {shlex.join(command)}", file=sys.stderr, flush=True)
-        argv = vng_command(vng, kernel, script, cwd, rundir, cpus, memory)
-        with subprocess.Popen(argv, start_new_session=True) as process:
+        argv = vng_command(vng, kernel, script, cwd, rundir, cpus, memory, qemu_opts)
+        # The guest's output comes through pipes, copied here: qemu opens its stdout and stderr
+        # by path (/proc/self/fd/1 and 2) with O_TRUNC, which would empty a log file this runs
+        # with (everything written before the VM booted: earlier CI steps too) and write over
+        # it from the start. No stdin: nothing to forward, and a terminal stays as it was.
+        with subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, start_new_session=True) as process:
+            assert process.stdout is not None
+            assert process.stderr is not None
+            relays = [threading.Thread(target=copy_stream, args=(source, sink), daemon=True)
+                      for source, sink in ((process.stdout, sys.stdout.buffer),
+                                           (process.stderr, sys.stderr.buffer))]
+            for relay in relays:
+                relay.start()
             try:
                 returncode = process.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)  # vng and its qemu
                 process.wait()
+                returncode = None
+            for relay in relays:
+                relay.join(timeout=5)
+            if returncode is None:
                 print(f"netem_vm: the VM did not finish within {timeout:g} s: stopped it",
                       file=sys.stderr)
                 return 1
@@ -254,6 +290,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--memory", default="4G")
     parser.add_argument("--timeout", type=float, default=None,
                         help="stop the VM after this many seconds (exit code 1)")
+    parser.add_argument("--qemu-opts", default="", help="more qemu options (vng --qemu-opts)")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- CMD...")
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -261,7 +298,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("no command: netem_vm.py [--install] -- CMD...")
     if args.install:
         install()
-    return run(command, cpus=args.cpus, memory=args.memory, timeout=args.timeout)
+    return run(command, cpus=args.cpus, memory=args.memory, timeout=args.timeout,
+               qemu_opts=args.qemu_opts)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,15 @@ class Auth(StrEnum):
     AGENT = "agent"  # a key held by the ssh-agent at ``Target.agent_socket``
 
 
+class Service(StrEnum):
+    """What a client asks of a device: a device runtime may serve only some of these
+    (:meth:`~mgmtbench.lab.runtimes.base.DeviceRuntime.unsupported`)."""
+
+    SSH_EXEC = "ssh exec"  # exec requests (and the exec sink, source, scp and sftp)
+    SSH_SHELL = "ssh shell"  # a PTY and the device's interactive CLI
+    HTTPS = "https"  # the HTTPS management API
+
+
 @dataclass(frozen=True)
 class SshAlgorithms:
     """The client's SSH algorithm preferences, in order (empty: the library's defaults)."""

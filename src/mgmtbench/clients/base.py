@@ -16,6 +16,14 @@ library all go through one error translator subclasses :class:`TranslatedClient`
 Library errors never leave an adapter: they become :class:`ClientError` (or one of its
 subclasses, through :func:`~mgmtbench.clients.translate.translate_errors`).
 
+An adapter whose library lets it wrap its connections can count the published study's
+application round trips (a read after a write, :mod:`~mgmtbench.clients.roundtrips`): it sets
+``counts_round_trips`` and reads ``self.round_trips`` (a
+:class:`~mgmtbench.clients.roundtrips.RoundTripCounter`, or None) wherever it connects. A benchmark
+installs the counter with :meth:`_Common.count_round_trips` before ``setup``, so a connection kept
+from ``setup`` is counted too, and takes the counter's total around its timed rounds. An adapter
+that cannot count records nothing (never a zero).
+
 ``target.auth`` and ``target.algorithms`` are honoured where the library can; an adapter refuses
 (:class:`~mgmtbench.errors.UsageError`, in its constructor) what it cannot do, never ignoring it:
 :meth:`_Common.check` is called with the target and by default accepts only password login and the
@@ -33,12 +41,13 @@ from collections.abc import Callable, Iterator, Sequence
 from enum import StrEnum
 from typing import ClassVar
 
+from mgmtbench.clients.roundtrips import RoundTripCounter
 from mgmtbench.clients.translate import Translator
 from mgmtbench.errors import ClientError, MissingLibrary, UsageError
-from mgmtbench.targets import Auth, SshAlgorithms, Target
+from mgmtbench.targets import Auth, Service, SshAlgorithms, Target
 
-__all__ = ["ALGORITHM_FIELDS", "HTTPS_MODES", "KEPT_SHELL", "KEPT_VARIANTS", "REUSING_MODES",
-           "SSH_MODES", "STUDY_MODES", "AnyClient",
+__all__ = ["ALGORITHM_FIELDS", "HTTPS_MODES", "KEPT_SHELL", "KEPT_VARIANTS", "PTY_MODES",
+           "REUSING_MODES", "SSH_MODES", "STUDY_MODES", "AnyClient",
            "AsyncClient", "Client", "ClientError", "MissingLibrary", "Target", "TranslatedClient",
            "Transport",
            "check_algorithm_names", "password_or_key_only", "require_credentials"]
@@ -64,6 +73,8 @@ STUDY_MODES = frozenset({"fresh-conn", "reuse-conn", "batch-exec", "pty-fresh", 
 #: iterations, and an HTTPS connection made per iteration. Benchmarked with ``--modes all``.
 KEPT_VARIANTS = frozenset({"pty-kept", "conn-per-iteration", "batch-post-fresh",
                            "multi-cmd-fresh"})
+#: SSH modes that open a PTY and the device's interactive shell (the others send exec requests).
+PTY_MODES = frozenset({"pty-fresh", "pty-reuse", "pty-kept"})
 #: The mode that keeps one prepared shell across iterations (what fleet runners use).
 KEPT_SHELL = "pty-kept"
 #: Modes whose connection is made in ``setup`` (outside the timed part).
@@ -79,6 +90,11 @@ class _Common:
     extra: ClassVar[str]
     #: Importable modules the adapter needs.
     needs: ClassVar[tuple[str, ...]] = ()
+    #: Whether the adapter counts the study's application round trips on every connection it
+    #: opens once given a counter (:meth:`count_round_trips`), in every mode it supports.
+    counts_round_trips: ClassVar[bool] = False
+    #: The installed counter (None: nothing is counted, and the connections are not wrapped).
+    round_trips: RoundTripCounter | None = None
 
     def __init__(self, target: Target, mode: str) -> None:
         if mode not in self.modes:
@@ -86,6 +102,13 @@ class _Common:
         self.check(target)
         self.target = target
         self.mode = mode
+
+    @classmethod
+    def service(cls, mode: str) -> Service:
+        """What ``mode`` asks of the device: HTTPS, an SSH shell (the PTY modes) or SSH exec."""
+        if cls.transport is Transport.HTTPS:
+            return Service.HTTPS
+        return Service.SSH_SHELL if mode in PTY_MODES else Service.SSH_EXEC
 
     @classmethod
     def check(cls, target: Target) -> None:
@@ -97,6 +120,14 @@ class _Common:
         if not target.algorithms.is_default():
             raise UsageError(f"client {cls.name} cannot choose SSH algorithms: leave the "
                              "target's algorithms empty")
+
+    def count_round_trips(self, counter: RoundTripCounter) -> None:
+        """Count the application round trips of every connection this adapter opens from now on
+        into ``counter`` (call before ``setup``); :class:`UsageError` if the adapter cannot."""
+        if not self.counts_round_trips:
+            raise UsageError(f"client {self.name} cannot count application round trips: its "
+                             "library gives no way to wrap its connection")
+        self.round_trips = counter
 
     @classmethod
     def missing(cls) -> str | None:

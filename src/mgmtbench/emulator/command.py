@@ -65,6 +65,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="concurrent SSH sessions per device (default: %(default)s)")
     p.add_argument("--max-body", type=int, default=Limits.max_body,
                    help="largest POST /admin/config body in bytes (default: %(default)s)")
+    p.add_argument("--file-system-size", type=int, default=Limits.file_system_size,
+                   metavar="BYTES",
+                   help="bytes each device's file system (flash:, disk0:) holds in memory for "
+                        "SCP and SFTP (default: %(default)s, 64 MiB)")
     p.add_argument("--transcripts", type=Path, default=None,
                    help="folder of platform transcripts (default: the bundled ones)")
     p.add_argument("--state-dir", type=Path, default=None,
@@ -157,7 +161,8 @@ def options_from_args(args: argparse.Namespace) -> EmulatorOptions:
             else args.password,
             authorized_keys=args.authorized_keys,
         ),
-        limits=Limits(max_sessions=args.max_sessions, max_body=args.max_body),
+        limits=Limits(max_sessions=args.max_sessions, max_body=args.max_body,
+                      file_system_size=args.file_system_size),
         processing_delay=args.processing_delay,
         transcripts=args.transcripts,
         state_dir=args.state_dir,

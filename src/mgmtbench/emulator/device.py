@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, replace
 
 from mgmtbench.emulator.config import RunningConfig
+from mgmtbench.emulator.filesystem import DEFAULT_SIZE, DeviceFileSystem
 from mgmtbench.emulator.transcripts import CommandWords, Platform, render
 
 RUNNING_CONFIG: CommandWords = ("show", "running-config")
@@ -37,7 +38,8 @@ class DeviceFacts:
 
 
 class Device:
-    """One emulated device. Sessions share its running configuration and hostname."""
+    """One emulated device. Sessions share its running configuration, hostname and file system
+    (``files``: ``flash:`` or the platform's, ``file_system_size`` bytes, in memory)."""
 
     def __init__(
         self,
@@ -46,11 +48,13 @@ class Device:
         *,
         enable_secret: str,
         processing_delay: float = 0.0,
+        file_system_size: int = DEFAULT_SIZE,
     ) -> None:
         self.platform = platform
         self.facts = facts
         self.enable_secret = enable_secret
         self.processing_delay = processing_delay
+        self.files = DeviceFileSystem(platform.style.file_system, file_system_size)
         self._rendered: dict[CommandWords, str] = {}
         template = platform.transcripts.get(RUNNING_CONFIG)
         self.config = RunningConfig(render(template, facts.as_dict())) if template else None

@@ -6,6 +6,8 @@ import ipaddress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from mgmtbench.emulator.filesystem import DEFAULT_SIZE
+
 HOST_KEY_TYPES = {
     "ed25519": "ssh-ed25519",
     "ecdsa": "ecdsa-sha2-nistp256",
@@ -33,6 +35,9 @@ class Limits:
     max_body: int = 1024 * 1024  # bytes of a POST /admin/config body
     max_line: int = 4096  # characters of one command line
     login_timeout: float = 120.0  # seconds to finish SSH authentication (IOS `ip ssh time-out`)
+    # Bytes a device's file system (flash:, disk0:) holds, in memory: SCP/SFTP writes beyond it
+    # fail with "No space left on device".
+    file_system_size: int = DEFAULT_SIZE
 
 
 @dataclass(frozen=True)

@@ -102,7 +102,8 @@ class Emulator:
             devices = [
                 Device(platform, DeviceFacts.for_hostname(name, opts.mgmt_ip(index)),
                        enable_secret=opts.credentials.enable_secret,
-                       processing_delay=opts.processing_delay)
+                       processing_delay=opts.processing_delay,
+                       file_system_size=opts.limits.file_system_size)
                 for index, name in enumerate(opts.hostnames())
             ]
             by_https_socket: dict[tuple[str, int], Device] = {}
@@ -267,6 +268,8 @@ def _validate(options: EmulatorOptions) -> None:
             raise UsageError(f"{name} ports {port}..{port + options.devices - 1} are out of range")
     if options.processing_delay < 0:
         raise UsageError("the processing delay cannot be negative")
+    if options.limits.file_system_size < 0:
+        raise UsageError("the file system size (--file-system-size) cannot be negative")
     if not (options.ssh or options.https):
         raise UsageError("nothing to serve: enable SSH or HTTPS")
 

@@ -15,6 +15,7 @@ from functools import cache, lru_cache
 
 from mgmtbench.emulator.config import ConfigLine, block_mode, expand
 from mgmtbench.emulator.device import HOSTNAME, Device
+from mgmtbench.emulator.fscommands import dir_output, verify_md5_output
 from mgmtbench.emulator.grammar import CommandTree, Match, ParseError, ParseErrorKind
 from mgmtbench.emulator.transcripts import Platform
 
@@ -197,6 +198,16 @@ def _show_bulk(session: CliSession, found: Match[Action]) -> Reply:
     return Reply(bulk_output(int(found.args[0])))
 
 
+def _dir(session: CliSession, found: Match[Action]) -> Reply:
+    text, ok = dir_output(session.device.files, found.args[0] if found.args else None)
+    return Reply(text, ok=ok)
+
+
+def _verify_md5(session: CliSession, found: Match[Action]) -> Reply:
+    text, ok = verify_md5_output(session.device.files, found.args[0])
+    return Reply(text, ok=ok)
+
+
 def _end(session: CliSession, found: Match[Action]) -> Reply:
     session.end_config()
     return Reply()
@@ -247,6 +258,12 @@ _PRIV_BUILTINS: dict[str, Action] = {
     "write memory": _write_memory,
     "copy running-config startup-config": _write_memory,
 }
+# The device file system (SCP/SFTP's), at privileged level: what Netmiko's file_transfer runs.
+_FILE_COMMANDS: dict[str, Action] = {
+    "dir": _dir,
+    "dir <word>": _dir,
+    "verify /md5 <word>": _verify_md5,
+}
 _CONFIG_BUILTINS: dict[str, Action] = {
     "end": _end,
     "exit": _config_exit,
@@ -285,6 +302,7 @@ def _trees(platform: Platform) -> _Trees:
         priv.add(pattern, action)
         if tuple(pattern.split()) not in privileged:
             user.add(pattern, action)
+    priv.add_all(_FILE_COMMANDS)
     config.add_all(_CONFIG_BUILTINS)
     return _Trees(user, priv, config)
 

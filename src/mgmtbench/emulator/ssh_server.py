@@ -1,5 +1,7 @@
 """The SSH side of a device (asyncssh): password, public-key and keyboard-interactive auth, exec
-requests, PTY shell; the algorithms and login methods offered come from :class:`SshServerOptions`.
+requests, PTY shell, the bulk sink and source (:mod:`.bulk`), SCP and SFTP on the device's file
+system (:mod:`.sftp`); the algorithms and login methods offered come from
+:class:`SshServerOptions`.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from asyncssh.kex import get_kex_algs
 from asyncssh.mac import get_mac_algs
 from asyncssh.public_key import get_public_key_algs
 
+from mgmtbench.emulator.bulk import bulk_handler
 from mgmtbench.emulator.device import Device
 from mgmtbench.emulator.options import AUTH_METHODS, Credentials, Limits, SshServerOptions
 from mgmtbench.emulator.session import CliSession, Mode
+from mgmtbench.emulator.sftp import sftp_factory
 from mgmtbench.emulator.shell import run_shell
 from mgmtbench.emulator.transcripts import LOGIN_PRIVILEGES
 from mgmtbench.errors import UsageError
@@ -34,12 +38,15 @@ _PEER_GONE = (BrokenPipeError, ConnectionError, asyncssh.Error)
 class SshCounts:
     """What one device's SSH server has accepted since it started: TCP connections, exec
     requests, shells and, of those, shells with a PTY (tests use them to pin what a client mode
-    opens per iteration)."""
+    opens per iteration); and the payload bytes the bulk sink has read and the source has written
+    (:mod:`~mgmtbench.emulator.bulk`)."""
 
     connections: int = 0
     execs: int = 0
     shells: int = 0
     ptys: int = 0
+    sink_bytes: int = 0
+    source_bytes: int = 0
 
 
 class _DeviceSSHServer(asyncssh.SSHServer):
@@ -188,8 +195,15 @@ def _process_factory(device: Device, limits: Limits, login_privilege: int,
         try:
             if process.command is not None:
                 counts.execs += 1
-                session = CliSession(device, mode=Mode.PRIV, max_line=limits.max_line)
-                status = await _run_exec(process, session, device.processing_delay)
+                bulk = bulk_handler(process.command)
+                if bulk is not None:  # the throughput sink or source, not the CLI
+                    done = await bulk(process)
+                    counts.sink_bytes += done.received
+                    counts.source_bytes += done.sent
+                    status = done.status
+                else:
+                    session = CliSession(device, mode=Mode.PRIV, max_line=limits.max_line)
+                    status = await _run_exec(process, session, device.processing_delay)
             else:
                 counts.shells += 1
                 if process.get_terminal_type() is not None:
@@ -246,7 +260,10 @@ async def listen_ssh(
         allow_pty=True,
         x11_forwarding=False,
         agent_forwarding=False,
-        allow_scp=False,
+        # SCP ("scp -t"/"scp -f" exec requests) and the "sftp" subsystem on the device's file
+        # system; every other exec request goes to process_factory.
+        sftp_factory=sftp_factory(device.files),
+        allow_scp=True,
         compression_algs=list(algorithms.compression),
         login_timeout=limits.login_timeout,
         password_auth="password" in ssh.auth_methods,

@@ -60,6 +60,9 @@ class PlatformStyle:
     #: The privilege level an SSH shell starts at: 15 lands at ``host#`` (an automation user at
     #: privilege 15), 1 at ``host>`` (``enable`` and its secret needed).
     login_privilege: int = 1
+    #: The device file system that SCP, SFTP and ``dir`` serve (``flash:`` on IOS, ``disk0:`` on
+    #: an ASA).
+    file_system: str = "flash:"
 
     @property
     def paging_off(self) -> str:
@@ -155,6 +158,7 @@ def _load_style(path: Path, name: str) -> PlatformStyle:
             show_commands=tuple(str(c) for c in raw.get("show_commands", [])),
             clients=_load_clients(raw.get("clients", {})),
             login_privilege=check_login_privilege(int(raw.get("login_privilege", 1))),
+            file_system=_file_system(str(raw.get("file_system", "flash:"))),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise TranscriptError(f"{path}: missing or bad field {exc}") from exc
@@ -169,6 +173,15 @@ def check_login_privilege(level: int) -> int:
     if level not in LOGIN_PRIVILEGES:
         raise ValueError(f"login_privilege {level} (choose 1 or 15)")
     return level
+
+
+_FILE_SYSTEM = re.compile(r"^[a-z][a-z0-9-]{0,31}:$")
+
+
+def _file_system(name: str) -> str:
+    if not _FILE_SYSTEM.match(name):
+        raise ValueError(f"file_system {name!r} (a lowercase name ending in ':', e.g. 'flash:')")
+    return name
 
 
 def _load_clients(raw: Mapping[str, object]) -> PlatformClients:

@@ -23,6 +23,7 @@ from mgmtbench.lab.opening import open_lab
 from mgmtbench.lab.profiles import BUILTIN, LinkProfile, load_profiles, resolve
 from mgmtbench.lab.runtimes import DEFAULT_IMAGE, RUNTIMES
 from mgmtbench.lab.state import known_labs
+from mgmtbench.targets import Service
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -62,7 +63,8 @@ def _lab_options(p: argparse.ArgumentParser) -> None:
                    help="how to impair the link (default: netem if the kernel has it, else tun)")
     p.add_argument("--device-runtime", default="netns", choices=list(RUNTIMES),
                    help="how the devices run: netns (one emulator process in the lab's "
-                        "namespace) or docker (a container per device) (default: %(default)s)")
+                        "namespace), docker (a container per device) or sshd (a real OpenSSH "
+                        "sshd per device, SSH exec only) (default: %(default)s)")
     p.add_argument("--image", default=DEFAULT_IMAGE,
                    help="device image for --device-runtime docker (default: %(default)s)")
     p.add_argument("--emulator-processes", type=int, default=1, metavar="P",
@@ -118,8 +120,9 @@ def run_up(args: argparse.Namespace) -> int:
         for device in lab.devices[:5]:
             print(f"  {device.hostname}: ssh -p {device.ssh_port} -o UserKnownHostsFile="
                   f"{lab.known_hosts} admin@{device.address}")
-            print(f"      curl -u admin:{args.password} --cacert {lab.ca_file} "
-                  f"https://{device.address}:{device.https_port}/admin/exec/show+version")
+            if lab.unsupported(Service.HTTPS) is None:
+                print(f"      curl -u admin:{args.password} --cacert {lab.ca_file} "
+                      f"https://{device.address}:{device.https_port}/admin/exec/show+version")
         if len(lab.devices) > 5:
             print(f"  ... and {len(lab.devices) - 5} more up to {lab.devices[-1].address}")
         print("Press Ctrl-C to tear the lab down.", flush=True)

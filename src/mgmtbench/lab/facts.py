@@ -13,6 +13,7 @@ from typing import Protocol, Self
 from mgmtbench.lab.calibrate import Calibration
 from mgmtbench.lab.profiles import LinkProfile
 from mgmtbench.lab.wiretap import WireTap
+from mgmtbench.targets import Service
 
 #: The backend name of a lab served on loopback: no link of its own, no link facts.
 LOOPBACK = "loopback"
@@ -63,7 +64,7 @@ class RuntimeFacts:
     """What a device runtime adds to a lab's facts: its name and the option that shapes it."""
 
     runtime: str
-    image: str | None = None  # docker
+    image: str | None = None  # docker: the device image; sshd: the server's version
     emulator_processes: int | None = None  # netns
 
 
@@ -142,6 +143,10 @@ class LabLike(Protocol):
 
     def device_pids(self) -> list[int]:
         """Host-visible pids of the processes serving the devices."""
+
+    def unsupported(self, service: Service) -> str | None:
+        """Why the lab's devices cannot serve ``service`` (one sentence, for a skip), None if
+        they can."""
 
     def wire_tap(self, settle: float = 0.0, probe: bool = False) -> WireTap:
         """A capture of the link counting round trips on the wire (its result is None where

@@ -14,8 +14,9 @@
 The benchmark side is the namespace of the process that made the lab (pytest's), so every client
 library connects as it would to a real device. The link is ``host_if`` (here) <-> ``dev_if`` (in the
 lab's namespace), made and impaired by a link backend. Behind it a device runtime serves the
-devices: ``netns`` (one emulator process in the lab's namespace) or ``docker`` (a container per
-device, routed by the lab's namespace). Addresses: lab ``k`` uses 198.19.k.0/30 for the link and
+devices: ``netns`` (one emulator process in the lab's namespace), ``docker`` (a container per
+device, routed by the lab's namespace) or ``sshd`` (a real OpenSSH sshd per device in the lab's
+namespace). Addresses: lab ``k`` uses 198.19.k.0/30 for the link and
 198.18.0.0/16's k-th /22 for its devices.
 """
 
@@ -39,7 +40,6 @@ from typing import Any
 from pyroute2 import IPRoute, netns
 
 from mgmtbench.emulator.options import Credentials, EmulatorOptions, SshServerOptions
-from mgmtbench.emulator.ssh_server import check_ssh_server
 from mgmtbench.errors import LabError, LabNeedsPrivileges, UsageError
 from mgmtbench.lab import procfs, runtimes
 from mgmtbench.lab.backends import LinkBackend, LinkEnds, choose
@@ -55,6 +55,7 @@ from mgmtbench.lab.runtimes import DeviceRuntime, DeviceSpec, RuntimeContext
 from mgmtbench.lab.runtimes.netns import start_in_netns, stop_processes
 from mgmtbench.lab.state import LabState, registry_lock, used_indexes
 from mgmtbench.lab.wiretap import WireTap
+from mgmtbench.targets import Service
 
 log = logging.getLogger("mgmtbench.lab")
 MAX_LABS = 64
@@ -92,7 +93,8 @@ class Lab:
 
     ``runtime`` says how the devices run (``netns``: ``emulator_processes`` emulator processes in
     the lab's namespace sharing the fleet, one by default; ``docker``: a container per device from
-    ``image``); every backend works with every runtime. ``ssh`` sets the devices' SSH servers
+    ``image``; ``sshd``: a real OpenSSH sshd per device, SSH exec only); every backend works with
+    every runtime. ``ssh`` sets the devices' SSH servers
     (algorithm lists, host key type, login methods) whatever the runtime.
 
     Failures of the lab network itself (netlink, namespaces, the TUN device) raise
@@ -122,11 +124,11 @@ class Lab:
                              "without them, run the local profile against `mgmtbench serve` on "
                              "127.0.0.1")
         self.ssh = ssh or SshServerOptions()
-        check_ssh_server(self.ssh)  # before anything is built
         self.profile = profile.validate()
         self.backend_class = choose(backend, profile)
         self.runtime: DeviceRuntime = runtimes.choose(
             runtime, runtimes.RuntimeOptions(image=image, processes=emulator_processes))
+        self.runtime.check_ssh(self.ssh)  # before anything is built
         self.device_count = devices
         self.platform = platform
         self.hostname = hostname
@@ -168,6 +170,11 @@ class Lab:
     def known_hosts(self) -> Path:
         """An OpenSSH known_hosts file with every device's host key."""
         return self.runtime.known_hosts
+
+    def unsupported(self, service: Service) -> str | None:
+        """Why the lab's devices cannot serve ``service`` (the runtime's one sentence), None if
+        they can."""
+        return self.runtime.unsupported(service)
 
     def device_pids(self) -> list[int]:
         """Host-visible pids of the processes that serve the lab's devices (their CPU time and

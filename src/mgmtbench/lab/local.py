@@ -18,6 +18,7 @@ from mgmtbench.lab.facts import LOOPBACK, LabDevice, LabFacts, LinkCounters
 from mgmtbench.lab.lab import read_counters
 from mgmtbench.lab.profiles import LinkProfile
 from mgmtbench.lab.wiretap import WireTap
+from mgmtbench.targets import Service
 
 
 class LocalLab:
@@ -70,6 +71,10 @@ class LocalLab:
         if self._emulator is not None:
             self._emulator.stop()
             self._emulator = None
+
+    def unsupported(self, service: Service) -> str | None:
+        """None: the emulator serves everything."""
+        return None
 
     def device_pids(self) -> list[int]:
         """None of its own: the emulator runs in a thread of this process."""

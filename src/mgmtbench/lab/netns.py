@@ -14,6 +14,11 @@ from typing import Any
 NETNS_DIR = Path("/var/run/netns")
 CLONE_NEWNET = 0x40000000
 PREFIX = "mgmtbench-"
+# How long a lab waits for a helper process it starts (a namespace's configuration, the echo
+# server, the emulator) before giving up. Starting a Python process that imports the emulator
+# takes about a second on a host, but up to a minute or more in a VM under software emulation on
+# a busy machine (``nox -s netem`` raises it there).
+START_TIMEOUT = float(os.environ.get("MGMTBENCH_LAB_START_TIMEOUT", "60"))
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -46,7 +51,7 @@ def run_in(name: str, module: str, spec: dict[str, object]) -> None:
     """Run ``python -m module SPEC_JSON`` inside namespace ``name``; raise with its last error line."""
     result = subprocess.run(
         [sys.executable, "-m", "mgmtbench.lab.nsexec", name, sys.executable, "-m", module,
-         json.dumps(spec)], capture_output=True, text=True, timeout=60)
+         json.dumps(spec)], capture_output=True, text=True, timeout=START_TIMEOUT)
     if result.returncode != 0:
         lines = result.stderr.strip().splitlines()
         raise RuntimeError(f"{module} in {name} failed: {lines[-1] if lines else result.returncode}")

@@ -1,19 +1,31 @@
-"""Configure the device side of a lab link, run inside the lab's namespace.
+"""Configure the device side of a lab link: addresses, routes and netem inside the lab's namespace.
 
-``python -m mgmtbench.lab.nsexec NAMESPACE python -m mgmtbench.lab.nsconfig SPEC_JSON``. Working
-from inside the namespace with a plain ``IPRoute`` avoids pyroute2's ``NetNS`` helper, which was seen
-here removing a freshly created namespace when an earlier one of the same process was gone.
+Two ways in, the same :func:`configure`:
+
+- :func:`configure_in` runs it in this process, on a throwaway thread that enters the namespace
+  first (``setns`` moves only the calling thread; the netlink socket ``IPRoute`` opens there
+  belongs to the namespace, and so do the sysctls the thread writes). No process to start: on a
+  slow machine (a VM under software emulation) starting a Python process that imports pyroute2
+  takes longer than the whole configuration.
+- ``python -m mgmtbench.lab.nsexec NAMESPACE python -m mgmtbench.lab.nsconfig SPEC_JSON`` (what
+  :func:`~mgmtbench.lab.netns.run_in` runs) does it in a process of its own.
+
+Either way a plain ``IPRoute`` works from inside the namespace, which avoids pyroute2's ``NetNS``
+helper, seen here removing a freshly created namespace when an earlier one of the same process was
+gone.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from pyroute2 import IPRoute
 
-from mgmtbench.lab.netns import link_index
+from mgmtbench.lab.netns import link_index, setns
 from mgmtbench.lab.procfs import disable_ipv6
 
 
@@ -31,6 +43,30 @@ def configure(spec: dict[str, Any]) -> None:
         if spec.get("netem"):
             ipr.tc("add", "netem", dev, handle="1:", **spec["netem"])
     disable_ipv6("all")  # the lab speaks IPv4; no router solicitations in the packet counts
+
+
+def in_namespace(name: str, work: Callable[[], None]) -> None:
+    """Run ``work`` on a throwaway thread inside network namespace ``name``; its exception, if
+    any, is raised here."""
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            setns(name)
+            work()
+        except BaseException as exc:  # raised again by the caller's thread
+            failures.append(exc)
+
+    thread = threading.Thread(target=run, name=f"nsconfig-{name}", daemon=True)
+    thread.start()
+    thread.join()
+    if failures:
+        raise failures[0]
+
+
+def configure_in(name: str, spec: dict[str, Any]) -> None:
+    """:func:`configure` inside namespace ``name``, from this process (see the module docstring)."""
+    in_namespace(name, lambda: configure(spec))
 
 
 def main() -> None:

@@ -92,7 +92,10 @@ SO_TIMESTAMPNS = 35
 ARPHRD_ETHER, ETH_HLEN = 1, 14  # a veth end's counters count the Ethernet header; TUN has none
 PROBE_BODY = b"mgmtbench-link-probe"
 TCP_FIN, TCP_SYN = 0x01, 0x02
-START_TIMEOUT = STOP_TIMEOUT = 10.0
+# Seconds to wait for the tap process to start capturing, and to report. A lab's helper
+# processes wait MGMTBENCH_LAB_START_TIMEOUT (set high in a VM under software emulation, where
+# starting Python on a busy machine took over 10 s): so does the tap, if that is longer.
+START_TIMEOUT = STOP_TIMEOUT = max(10.0, float(os.environ.get("MGMTBENCH_LAB_START_TIMEOUT", "10")))
 
 
 @dataclass(frozen=True)

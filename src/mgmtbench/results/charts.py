@@ -106,3 +106,141 @@ def concurrency_curves(frame: pd.DataFrame, out: Path, profile: str) -> list[Pat
         if path is not None:
             paths.append(path)
     return paths
+
+
+def heatmaps(panels: dict[str, pd.DataFrame], out: Path, name: str, title: str,
+             label: str, higher_is_better: bool) -> Path | None:
+    """One figure of heatmaps, a panel per key of ``panels`` (rows x columns of values, NaN:
+    not measured), on one colour scale, each cell annotated; None if there is nothing to draw.
+    Colours: better values brighter (``higher_is_better`` says which way is better)."""
+    panels = {key: table for key, table in panels.items() if table.notna().to_numpy().any()}
+    if not panels:
+        return None
+    values = pd.concat([t.stack() for t in panels.values()]).dropna()
+    low, high = float(values.min()), float(values.max())
+    columns = min(len(panels), 3)
+    rows = -(-len(panels) // columns)
+    widest = max(t.shape[1] for t in panels.values())
+    tallest = max(t.shape[0] for t in panels.values())
+    fig, axes = plt.subplots(rows, columns, squeeze=False,
+                             figsize=(columns * (1.6 + 0.75 * widest) + 2,
+                                      rows * (1.2 + 0.32 * tallest) + 0.8))
+    cmap = "viridis" if higher_is_better else "viridis_r"
+    image = None
+    for ax, (key, table) in zip(axes.ravel(), panels.items(), strict=False):
+        image = ax.imshow(table.to_numpy(dtype=float), cmap=cmap, vmin=low, vmax=high,
+                          aspect="auto")
+        ax.set_title(key, fontsize=8)
+        ax.set_xticks(range(table.shape[1]), [str(c) for c in table.columns], rotation=45,
+                      ha="right", fontsize=7)
+        ax.set_yticks(range(table.shape[0]), [str(i) for i in table.index], fontsize=7)
+        for (y, x), value in pd.DataFrame(table.to_numpy(dtype=float)).stack().items():
+            share = (value - low) / (high - low) if high > low else 1.0
+            bright = share > 0.6 if higher_is_better else share < 0.4
+            ax.text(x, y, f"{value:.0f}" if abs(value) >= 10 else f"{value:.1f}",
+                    ha="center", va="center", fontsize=6, color="black" if bright else "white")
+    for ax in axes.ravel()[len(panels):]:
+        ax.axis("off")
+    if image is not None:
+        fig.colorbar(image, ax=axes.ravel().tolist(), label=label, shrink=0.8)
+    fig.suptitle(title, fontsize=10)
+    path = out / f"{name}.png"
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def throughput_curves(frame: pd.DataFrame, out: Path, name: str, title: str) -> Path | None:
+    """Total MB/s against concurrent connections: a panel per pinning (pinned, unpinned), a
+    colour per cipher, a line style per server (emulator solid, sshd dashed); None with fewer
+    than two connection counts. ``frame`` has ``connections``, ``mb_per_s_total``, ``server``,
+    ``cipher`` and ``pinning``."""
+    if frame["connections"].nunique() < 2:
+        return None
+    pinnings = [p for p in ("pinned", "unpinned") if p in set(frame["pinning"])]
+    ciphers = list(dict.fromkeys(frame["cipher"]))
+    colours = {c: plt.get_cmap("tab10")(i % 10) for i, c in enumerate(ciphers)}
+    styles = {"emulator": "-", "sshd": "--"}
+    fig, axes = plt.subplots(1, len(pinnings), squeeze=False, sharey=True,
+                             figsize=(6.5 * len(pinnings) + 2, 5))
+    for ax, pinning in zip(axes[0], pinnings, strict=True):
+        part = frame[frame["pinning"] == pinning]
+        for (server, cipher), group in part.groupby(["server", "cipher"], sort=False):
+            group = group.sort_values("connections")
+            ax.plot(group["connections"], group["mb_per_s_total"], marker="o",
+                    linestyle=styles.get(str(server), ":"), color=colours[cipher],
+                    label=f"{server} {cipher}")
+        ax.set_xscale("log")
+        ticks = sorted(int(c) for c in frame["connections"].unique())
+        ax.set_xticks(ticks, [str(t) for t in ticks])
+        ax.minorticks_off()
+        ax.set_title("server pinned to one core" if pinning == "pinned" else "server unpinned")
+        ax.set_xlabel("concurrent connections")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("total MB/s (all connections)")
+    axes[0][0].set_ylim(bottom=0)
+    axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
+    fig.suptitle(title)
+    fig.tight_layout()
+    path = out / f"{name}.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def signing_bars(rows: pd.DataFrame, out: Path) -> Path | None:
+    """ssh-agent signing: ms per signature per key type (32 B, unique messages), a bar per
+    signer (the agent clients and the in-process signature)."""
+    part = rows[(rows["size"] == 32) & (rows["message"] == "unique")]
+    if part.empty:
+        return None
+    table = part.pivot_table(index="kind", columns="signer", values="ms_per_signature",
+                             aggfunc="last")
+    order = ["ed25519", "ecdsa-p256", "ecdsa-p384", "ecdsa-p521", "rsa-2048", "rsa-4096"]
+    table = table.reindex([k for k in order if k in table.index]
+                          + [k for k in table.index if k not in order])
+    table = table[[s for s in ("raw", "asyncssh", "paramiko", "in-process") if s in table]]
+    fig, ax = plt.subplots(figsize=(10, 5))
+    table.plot.bar(ax=ax, rot=0)
+    ax.set_title("ms per signature, 32 B unique messages (agent clients and in-process)")
+    ax.set_xlabel("key type")
+    ax.set_ylabel("ms per signature (mean)")
+    _log_if_wide(ax, table)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    path = out / "agent_signing.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def agent_concurrency_lines(table: pd.DataFrame, out: Path) -> Path | None:
+    """ssh-agent throughput (signatures/s, all clients together) against clients at once, a line
+    per signer/how/key type (a flat line: the agent is the limit)."""
+    labels = table["signer"] + " " + table["how"] + " " + table["kind"]
+    pivot = table.assign(line=labels).pivot_table(index="clients", columns="line",
+                                                  values="signatures/s", aggfunc="last")
+    return lines(pivot, out, "agent_concurrency", "ssh-agent throughput against clients at once",
+                 "clients at once", "signatures per second (all clients)", logx=True)
+
+
+def login_bars(rows: pd.DataFrame, out: Path, profile: str) -> Path | None:
+    """Login time per client and key type, a bar per login method (password, key file, agent)."""
+    if rows.empty:
+        return None
+    labels = rows["client"] + " " + rows["kind"].where(rows["auth"] != "password", "")
+    table = rows.assign(label=labels.str.strip()).pivot_table(
+        index="label", columns="auth", values="median_ms", aggfunc="last")
+    table = table[[a for a in ("password", "key", "agent") if a in table]]
+    fig, ax = plt.subplots(figsize=(9, 0.35 * len(table) + 1.5))
+    table.plot.barh(ax=ax)
+    ax.invert_yaxis()
+    ax.set_title(f"{profile}: one login (connect to output and close), by login method")
+    ax.set_xlabel("ms per login (median)")
+    _log_if_wide(ax, table, axis="x")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    path = out / f"agent_login_{profile}.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

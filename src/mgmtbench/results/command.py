@@ -22,6 +22,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="projection: concurrent sessions running the fleet (default: 100)")
     p.add_argument("--project-commands", type=_positive, default=5, metavar="K",
                    help="projection: commands per device (default: 5)")
+    p.add_argument("--top", type=_positive, default=10, metavar="N",
+                   help="rankings (the SSH algorithm matrix's fastest cells): rows shown "
+                        "(default: 10)")
     p.set_defaults(run=run)
 
 
@@ -53,6 +56,6 @@ def run(args: argparse.Namespace) -> int:
     if not runs:
         raise UsageError("no runs: give JSON files or run `nox -s bench` first")
     path = write_report(list(runs), args.out, baseline, workers=args.workers,
-                        commands=args.project_commands)
+                        commands=args.project_commands, top=args.top)
     print(f"report written to {path}")
     return 0

@@ -2,8 +2,10 @@
 
 The composer: the latest run's rows, split by ``experiment``, each experiment rendered by its
 section module (``mgmtbench.results.sections``), in a stable order (transport, concurrency, then
-the others alphabetically); an experiment without a section module gets a generic table. With two
-or more runs, the latest is compared with the one before, experiment by experiment.
+the others alphabetically); an experiment without a section module gets a generic table. Every
+run's rows are there too (``ReportContext.runs``) for sections that aggregate across runs. With
+two or more runs, the latest is compared with the one before, experiment by experiment (rows
+recorded with ``compare=False``, records of facts rather than measurements, left out).
 """
 
 from __future__ import annotations
@@ -24,14 +26,16 @@ FIRST = ("transport", "concurrency")  # then the other experiments, alphabetical
 
 
 def write_report(paths: list[Path], out: Path, baseline: tuple[str, str] | None = None,
-                 workers: int = 100, commands: int = 5) -> Path:
+                 workers: int = 100, commands: int = 5, top: int = 10) -> Path:
     """Write ``out/report.md`` (and its charts) for the runs in ``paths``; return its path.
     Concurrency runs get curves and a projection to fleets of 100/1,000/10,000 devices with
-    ``workers`` concurrent sessions running ``commands`` commands each."""
+    ``workers`` concurrent sessions running ``commands`` commands each; rankings show ``top``
+    rows."""
     frames = [load_runs([p]) for p in paths]
     out.mkdir(parents=True, exist_ok=True)
     modules = discover()
-    context = ReportContext(out, baseline, workers=workers, project_commands=commands)
+    context = ReportContext(out, baseline, workers=workers, project_commands=commands, top=top,
+                            runs=pd.concat(frames, ignore_index=True))
     lines = ["# mgmtbench report", "", f"Runs: {', '.join(p.name for p in paths)}", ""]
     for section in render_sections(frames[-1], context, modules):
         lines += section.lines
@@ -62,10 +66,19 @@ def render_sections(frame: pd.DataFrame, context: ReportContext,
     return sections
 
 
+def _compared(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows a run-against-run comparison considers: not those recorded with
+    ``compare=False``."""
+    if "compare" not in frame:
+        return frame
+    return frame[~frame["compare"].eq(False)]
+
+
 def _comparison(old: pd.DataFrame, new: pd.DataFrame,
                 modules: dict[str, SectionModule]) -> list[str]:
     """The benchmarks of ``new`` whose mean moved beyond the runs' noise against ``old``,
     matched within each experiment by its section's ``KEYS``."""
+    old, new = _compared(old), _compared(new)
     common = ordered(set(old["experiment"]) & set(new["experiment"]))
     compared, flagged_count, tables = 0, 0, []
     for experiment in common:

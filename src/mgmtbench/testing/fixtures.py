@@ -14,8 +14,12 @@
   ``--link-backend``, ``--device-runtime``, ``--device-image`` and ``--emulator-processes`` shape
   every lab. Without root or CAP_NET_ADMIN the ``local`` profile runs on loopback and other
   profiles are skipped, saying why.
-- ``sshd_device(**options)``: a real OpenSSH ``sshd`` answering the platform's show commands.
+- ``sshd_device(**options)``: a real OpenSSH ``sshd`` answering the platform's show commands, with
+  the bulk sink/source (:mod:`mgmtbench.emulator.bulk`), scp and sftp.
 - ``ssh_agent``: a real ``ssh-agent``; ``agent_key(kind)`` loads a new key of that kind into it.
+- ``user_keys``: a key pair of every kind (ed25519, ecdsa-p256/p384/p521, rsa-2048/4096) and one
+  authorized_keys file holding them all, made once per session (for ``lab_for(...,
+  authorized_keys=...)``, ``sshd_device(authorized_keys=...)``, emulator credentials).
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from mgmtbench.targets import Login, Target, lab_targets, make_target
 from mgmtbench.testing.agent import SshAgent
 from mgmtbench.testing.agent import ssh_agent as start_agent
 from mgmtbench.testing.credentials import PASSWORD, SECRET, USERNAME, credentials
-from mgmtbench.testing.keys import ClientKeys, make_key
+from mgmtbench.testing.keys import ClientKeys, KeySet, make_key, make_keys
 from mgmtbench.testing.options import counts
 from mgmtbench.testing.sshd import SshdDevice, openssh_server
 
@@ -57,6 +61,13 @@ def hostname_for(platform: str) -> str:
 def client_keys(tmp_path_factory: pytest.TempPathFactory) -> ClientKeys:
     """An ed25519 key pair whose public half every test device accepts."""
     return make_key(tmp_path_factory.mktemp("client-keys"))
+
+
+@pytest.fixture(scope="session")
+def user_keys(tmp_path_factory: pytest.TempPathFactory) -> KeySet:
+    """A key pair of every kind and an authorized_keys file that lists them all (session-wide;
+    an RSA-4096 key takes a second or two to make)."""
+    return make_keys(tmp_path_factory.mktemp("user-keys"))
 
 
 @pytest.fixture(scope="session")
@@ -144,17 +155,19 @@ def ios_target(emulator_for: Callable[[str], EmulatorThread], login: Login) -> T
 def lab_for(request: pytest.FixtureRequest, client_keys: ClientKeys) -> Iterator[
         Callable[..., LabLike]]:
     """``lab_for("regional")``: the session's lab for that profile, made on first use;
-    ``lab_for("regional", devices=200)``: a fleet lab (one lab per profile and size)."""
-    labs: dict[tuple[str, int], LabLike] = {}
+    ``lab_for("regional", devices=200)``: a fleet lab (one lab per profile and size);
+    ``lab_for("regional", authorized_keys=path)``: one whose devices accept the public keys in
+    that file instead of ``client_keys`` (a lab per file too)."""
+    labs: dict[tuple[str, int, Path | None], LabLike] = {}
     config = request.config
 
-    def get(profile_name: str, devices: int = 1) -> LabLike:
-        key = (profile_name, devices)
+    def get(profile_name: str, devices: int = 1, authorized_keys: Path | None = None) -> LabLike:
+        key = (profile_name, devices, authorized_keys)
         if key not in labs:
             try:
                 labs[key] = open_lab(
                     resolve(profile_name), devices=devices,
-                    credentials=credentials(client_keys.authorized_keys),
+                    credentials=credentials(authorized_keys or client_keys.authorized_keys),
                     backend=str(config.getoption("--link-backend")),
                     runtime=str(config.getoption("--device-runtime")),
                     image=str(config.getoption("--device-image")),
@@ -199,18 +212,22 @@ def targets_for(lab_for: Callable[..., LabLike], login: Login) -> Callable[..., 
 @pytest.fixture
 def sshd_device(tmp_path: Path, client_keys: ClientKeys) -> Iterator[Callable[..., SshdDevice]]:
     """``sshd_device(platform="cisco_ios", host_key_type="ed25519", algorithms=None)``: a real
-    OpenSSH sshd answering the platform's show commands with the transcript text (public-key
-    login with ``client_keys``; stopped after the test)."""
+    OpenSSH sshd answering the platform's show commands with the transcript text, and the bulk
+    sink/source, scp and sftp with OpenSSH's own programs in its ``files`` folder (public-key
+    login with ``client_keys``, or the keys of an ``authorized_keys=path`` option; stopped after
+    the test)."""
     with ExitStack() as stack:
         started = iter(range(1_000))
 
         def start(platform: str = "cisco_ios", **options: Any) -> SshdDevice:
             hostname = hostname_for(platform)
+            style = load_platform(platform).style
             outputs = {command: expected_output(platform, hostname, "198.18.0.1", [command])
-                       for command in load_platform(platform).style.show_commands}
+                       for command in style.show_commands}
+            options.setdefault("file_systems", (style.file_system,))
             folder = tmp_path / f"sshd-{next(started)}"
-            return stack.enter_context(openssh_server(folder, client_keys.authorized_keys,
-                                                      outputs, **options))
+            keys = options.pop("authorized_keys", None) or client_keys.authorized_keys
+            return stack.enter_context(openssh_server(folder, keys, outputs, **options))
 
         yield start
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import asyncssh
+
+from mgmtbench.errors import UsageError
 
 #: Key types by the names the tests and the agent experiment use, as asyncssh names them.
 KEY_ALGORITHMS = {
@@ -39,3 +42,24 @@ def make_key(folder: Path, kind: str = "ed25519", comment: str = "mgmtbench-test
     authorized = folder / f"authorized_keys_{kind}"
     authorized.write_bytes(public.read_bytes())
     return ClientKeys(private, public, authorized)
+
+
+@dataclass(frozen=True)
+class KeySet:
+    """Key pairs of several kinds and one authorized_keys file that holds them all."""
+
+    keys: dict[str, ClientKeys]
+    authorized_keys: Path
+
+
+def make_keys(folder: Path, kinds: Iterable[str] = KEY_ALGORITHMS) -> KeySet:
+    """A key pair of each of ``kinds`` in ``folder``, and ``folder/authorized_keys`` listing
+    every public half (a device given that file accepts each of them)."""
+    made: dict[str, ClientKeys] = {}
+    for kind in kinds:
+        if kind not in KEY_ALGORITHMS:
+            raise UsageError(f"unknown key kind {kind!r}: choose from {', '.join(KEY_ALGORITHMS)}")
+        made[kind] = make_key(folder, kind)
+    authorized = folder / "authorized_keys"
+    authorized.write_bytes(b"".join(k.public.read_bytes() for k in made.values()))
+    return KeySet(made, authorized)

@@ -26,6 +26,11 @@ DEFAULT_COMMANDS = "5"
 DEFAULT_CONCURRENCY = "1,10,50,100,200"
 DEFAULT_FLEET_PROFILES = "local,regional"
 DEFAULT_MODES = "study"
+DEFAULT_MATRIX_CLIENTS = "openssh,asyncssh,paramiko"
+DEFAULT_MATRIX_PROFILES = "local,intercontinental"
+DEFAULT_THROUGHPUT_LINKS = "local,1000mbit"
+DEFAULT_THROUGHPUT_CONNECTIONS = "1,2,5,10,20"
+DEFAULT_AGENT_PROFILES = "local,regional"
 #: Fixture names the plugin parametrises (a test parametrising one itself is left alone).
 MATRIX_NAMES = ("profile", "commands", "client", "mode", "concurrency")
 
@@ -38,7 +43,8 @@ def add_options(parser: pytest.Parser) -> None:
                          "tun or none")
     group.addoption("--device-runtime", default="netns", choices=list(RUNTIMES),
                     help="how lab devices run: netns (one emulator process in the lab's "
-                         "namespace, default) or docker (a container per device)")
+                         "namespace, default), docker (a container per device) or sshd (a real "
+                         "OpenSSH sshd per device, SSH exec modes only)")
     group.addoption("--device-image", default=os.environ.get("MGMTBENCH_DEVICE_IMAGE",
                                                              DEFAULT_IMAGE),
                     help="device image for --device-runtime docker (default: $MGMTBENCH_DEVICE_"
@@ -65,6 +71,58 @@ def add_options(parser: pytest.Parser) -> None:
                     help="fleet lab benchmark: devices in the lab (default: 1000, at most 1022)")
     group.addoption("--fleet-profiles", default=DEFAULT_FLEET_PROFILES,
                     help=f"fleet benchmark: link profiles (default: {DEFAULT_FLEET_PROFILES})")
+    group.addoption("--ssh-matrix", default="sampled", choices=["sampled", "full"],
+                    help="SSH algorithm matrix: sampled (every kex for connect, every cipher and "
+                         "every MAC for send/receive; default) or full (every kex x cipher x MAC "
+                         "for every operation)")
+    group.addoption("--ssh-matrix-clients", default=DEFAULT_MATRIX_CLIENTS,
+                    help="SSH algorithm matrix: comma-separated clients (openssh, asyncssh, "
+                         "paramiko, ssh2, ssh-python; all) "
+                         f"(default: {DEFAULT_MATRIX_CLIENTS})")
+    group.addoption("--ssh-matrix-servers", default="emulator,sshd",
+                    help="SSH algorithm matrix: comma-separated servers (emulator, sshd; "
+                         "default: both)")
+    group.addoption("--ssh-matrix-profiles", default=DEFAULT_MATRIX_PROFILES,
+                    help="SSH algorithm matrix: link profiles (default: "
+                         f"{DEFAULT_MATRIX_PROFILES}); at an impaired one only the reference "
+                         "cell of each operation unless --ssh-matrix full")
+    group.addoption("--ssh-matrix-mb", type=float, default=8.0,
+                    help="SSH algorithm matrix: MB (10^6 bytes) per send/receive (default: 8)")
+    group.addoption("--ssh-matrix-rounds", type=int, default=3,
+                    help="SSH algorithm matrix: timed rounds per cell (default: 3)")
+    group.addoption("--throughput-links", default=DEFAULT_THROUGHPUT_LINKS,
+                    help="server throughput: comma-separated links, each through a lab: local "
+                         "(the unimpaired veth), NNNmbit (0 ms at that rate) or a profile name; "
+                         "or loopback (both servers on 127.0.0.1, no lab, no root needed) "
+                         f"(default: {DEFAULT_THROUGHPUT_LINKS})")
+    group.addoption("--throughput-servers", default="emulator,sshd",
+                    help="server throughput: comma-separated servers (emulator, sshd; default: "
+                         "both)")
+    group.addoption("--throughput-ciphers", default="all",
+                    help="server throughput: comma-separated ciphers (aes128-ctr, aes128-gcm, "
+                         "aes256-gcm, chacha20-poly1305, or OpenSSH's full names; default: all "
+                         "four)")
+    group.addoption("--throughput-connections", default=DEFAULT_THROUGHPUT_CONNECTIONS,
+                    help="server throughput: comma-separated numbers of concurrent transfers "
+                         f"(default: {DEFAULT_THROUGHPUT_CONNECTIONS})")
+    group.addoption("--throughput-mb", type=float, default=100.0,
+                    help="server throughput: MB (10^6 bytes) each connection transfers "
+                         "(default: 100)")
+    group.addoption("--throughput-pinning", default="pinned,unpinned",
+                    help="server throughput: pinned (the server on one core, the client on the "
+                         "others), unpinned, or both (default)")
+    group.addoption("--throughput-directions", default="upload",
+                    help="server throughput: upload (to the sink, as the study; default), "
+                         "download (from the source), or both")
+    group.addoption("--agent-matrix", default="sampled", choices=["sampled", "full"],
+                    help="ssh-agent benchmarks: sampled (every key type at 32 B and 16 KB through "
+                         "the raw client, a sample for the others; ~5-8 min on 2 cores; default) "
+                         "or full (every signer x key type x message size x unique/same, every "
+                         "client and key type for logins)")
+    group.addoption("--agent-profiles", default=DEFAULT_AGENT_PROFILES,
+                    help="ssh-agent login benchmarks: link profiles (default: "
+                         f"{DEFAULT_AGENT_PROFILES}; the fleet runs at the last one unless "
+                         "--agent-matrix full)")
 
 
 def split(value: str) -> list[str]:
@@ -134,6 +192,8 @@ def check(config: pytest.Config) -> None:
     not a collection error per test file."""
     profiles(config)
     profiles(config, "--fleet-profiles")
+    profiles(config, "--ssh-matrix-profiles")
+    profiles(config, "--agent-profiles")
     counts(config, "--commands")
     counts(config, "--concurrency")
     modes(config)

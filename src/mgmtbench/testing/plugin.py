@@ -28,13 +28,14 @@ from mgmtbench.testing.fixtures import (
     ssh_agent,
     sshd_device,
     targets_for,
+    user_keys,
 )
 from mgmtbench.testing.options import add_options, check, generate_matrix
 from mgmtbench.testing.summary import write_summary
 
 __all__ = ["agent_key", "asa", "client_keys", "emulator_for", "endpoint", "fleet_lab_for",
            "fresh_emulator", "ios", "ios_target", "lab", "lab_for", "login", "ssh_agent",
-           "sshd_device", "targets_for"]
+           "sshd_device", "targets_for", "user_keys"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -3,6 +3,14 @@
 The server runs on a free loopback port as the current user, with public-key login only, its own
 host key of the chosen type and, optionally, restricted algorithm lists (``SshAlgorithms``), so an
 experiment can put a client against the emulator and against OpenSSH side by side.
+
+Beside the show commands it runs what the emulator runs for bulk transfer, done by OpenSSH's own
+programs: the exec sink ``cat > /dev/null`` and source ``head -c N /dev/zero``
+(:mod:`mgmtbench.emulator.bulk`), legacy SCP (``scp -t``/``scp -f``) and the SFTP subsystem
+(``sftp-server``). Every command starts in the device's file folder (:attr:`SshdDevice.files`),
+where a link named after the platform's file system (``flash:`` -> ``.``) makes ``flash:/name``
+mean what it means on the emulator; relative paths are portable between the two, absolute ones
+are not (this sshd has no chroot).
 """
 
 from __future__ import annotations
@@ -14,15 +22,20 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from mgmtbench.emulator.bulk import MAX_SOURCE_BYTES, SINK_COMMAND
 from mgmtbench.errors import UsageError
+from mgmtbench.lab.runtimes.sshd import SCP_CASE
 from mgmtbench.targets import SshAlgorithms
 
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
+#: Where distributions put OpenSSH's SFTP server program (Debian first).
+SFTP_SERVERS = ("/usr/lib/openssh/sftp-server", "/usr/libexec/openssh/sftp-server",
+                "/usr/libexec/sftp-server", "/usr/lib/ssh/sftp-server")
 #: ssh-keygen types for the host key.
 HOST_KEY_TYPES = {"ed25519": ["-t", "ed25519"], "ecdsa": ["-t", "ecdsa", "-b", "256"],
                   "rsa": ["-t", "rsa", "-b", "3072"]}
@@ -37,6 +50,8 @@ class SshdDevice:
     user: str
     known_hosts: Path
     log: Path
+    #: The folder scp, sftp and every exec request work in (the device's "flash").
+    files: Path
 
 
 def free_port() -> int:
@@ -58,9 +73,12 @@ def _sshd_algorithms(algorithms: SshAlgorithms) -> list[str]:
 @contextmanager
 def openssh_server(folder: Path, authorized_keys: Path, outputs: Mapping[str, str], *,
                    host_key_type: str = "ed25519",
-                   algorithms: SshAlgorithms | None = None) -> Iterator[SshdDevice]:
-    """Run ``sshd`` on a free loopback port; each command in ``outputs`` prints its text, any
-    other command prints ``% Invalid input`` and exits 1."""
+                   algorithms: SshAlgorithms | None = None,
+                   file_systems: Sequence[str] = ("flash:",)) -> Iterator[SshdDevice]:
+    """Run ``sshd`` on a free loopback port; each command in ``outputs`` prints its text, the
+    bulk-transfer commands (sink, source, scp, sftp) run OpenSSH's programs in ``folder/files``
+    (where each of ``file_systems`` names that folder itself), any other command prints
+    ``% Invalid input`` and exits 1."""
     if not os.access(SSHD, os.X_OK):
         raise UsageError(f"{SSHD} not found: install openssh-server")
     if host_key_type not in HOST_KEY_TYPES:
@@ -71,14 +89,13 @@ def openssh_server(folder: Path, authorized_keys: Path, outputs: Mapping[str, st
     host_key = folder / f"ssh_host_{host_key_type}_key"
     subprocess.run(["ssh-keygen", "-q", *HOST_KEY_TYPES[host_key_type], "-N", "", "-f",
                     str(host_key)], check=True)
-    cases = []
-    for index, (command, text) in enumerate(outputs.items()):
-        path = folder / f"output{index}.txt"
-        path.write_text(text)
-        cases.append(f"  {shlex.quote(command)}) exec cat {shlex.quote(str(path))} ;;")
+    files = folder / "files"
+    files.mkdir(exist_ok=True)
+    for name in file_systems:
+        (files / name).symlink_to(".")
+    sftp_server = sftp_server_program()
     script = folder / "device.sh"
-    script.write_text("#!/bin/sh\ncase \"$SSH_ORIGINAL_COMMAND\" in\n" + "\n".join(cases)
-                      + "\n  *) echo '% Invalid input'; exit 1 ;;\nesac\n")
+    script.write_text(_device_script(folder, outputs, files, sftp_server))
     script.chmod(0o755)
     port = free_port()
     config = folder / "sshd_config"
@@ -87,6 +104,12 @@ def openssh_server(folder: Path, authorized_keys: Path, outputs: Mapping[str, st
         f"AuthorizedKeysFile {authorized_keys}", "PasswordAuthentication no",
         "KbdInteractiveAuthentication no", "UsePAM no", "StrictModes no", "PidFile none",
         "PermitRootLogin prohibit-password", f"ForceCommand {script}", "LogLevel ERROR",
+        # sshd runs the ForceCommand with the user's login shell; bash started by sshd reads
+        # ~/.bashrc unless it is a nested shell (SHLVL >= 1): a developer's .bashrc (pyenv,
+        # conda ...) would add its own time, 0.5 s here, to every session.
+        "SetEnv SHLVL=1",
+        # The subsystem's command reaches the ForceCommand script as SSH_ORIGINAL_COMMAND.
+        *([f"Subsystem sftp {sftp_server}"] if sftp_server else []),
         *_sshd_algorithms(algorithms or SshAlgorithms()),
     ]) + "\n")
     log = folder / "sshd.log"
@@ -100,10 +123,52 @@ def openssh_server(folder: Path, authorized_keys: Path, outputs: Mapping[str, st
         public = (folder / f"{host_key.name}.pub").read_text().split()
         known_hosts = folder / "known_hosts"
         known_hosts.write_text(f"[127.0.0.1]:{port} {public[0]} {public[1]}\n")
-        yield SshdDevice("127.0.0.1", port, getpass.getuser(), known_hosts, log)
+        yield SshdDevice("127.0.0.1", port, getpass.getuser(), known_hosts, log, files)
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def sftp_server_program() -> str | None:
+    """OpenSSH's ``sftp-server`` on this machine, or None."""
+    return next((p for p in SFTP_SERVERS if os.access(p, os.X_OK)), None)
+
+
+def bulk_cases(sftp_server: str | None) -> list[str]:
+    """The ``case "$SSH_ORIGINAL_COMMAND" in`` branches (sh) that run the bulk-transfer requests
+    with OpenSSH's programs, as the emulator runs them: the sink, the source (refused over
+    :data:`~mgmtbench.emulator.bulk.MAX_SOURCE_BYTES` with the emulator's message), legacy SCP
+    and, given its program, SFTP (the subsystem's command reaches a ForceCommand script as
+    SSH_ORIGINAL_COMMAND). Anything else falls through."""
+    q = shlex.quote
+    limit = MAX_SOURCE_BYTES
+    cases = [
+        f"  {q(SINK_COMMAND)}) exec cat > /dev/null ;;",
+        "  'head -c '*' /dev/zero')",
+        "    n=${SSH_ORIGINAL_COMMAND#head -c }; n=${n% /dev/zero}",
+        "    case \"$n\" in ''|*[!0-9]*) echo '% Invalid input'; exit 1 ;; esac",
+        f"    if [ ${{#n}} -le 10 ] && [ \"$n\" -le {limit} ]; then exec head -c \"$n\" /dev/zero; fi",
+        f"    echo \"head: $n bytes: the source's limit is {limit} bytes\" >&2; exit 1 ;;",
+        *SCP_CASE,
+    ]
+    if sftp_server:
+        cases.append(f"  {q(sftp_server)}) exec {q(sftp_server)} ;;")
+    return cases
+
+
+def _device_script(folder: Path, outputs: Mapping[str, str], files: Path,
+                   sftp_server: str | None) -> str:
+    """The ForceCommand script: a case over SSH_ORIGINAL_COMMAND."""
+    q = shlex.quote
+    cases = []
+    for index, (command, text) in enumerate(outputs.items()):
+        path = folder / f"output{index}.txt"
+        path.write_text(text)
+        cases.append(f"  {q(command)}) exec cat {q(str(path))} ;;")
+    return ("#!/bin/sh\n"
+            f"cd {q(str(files))} || exit 1\n"
+            "case \"$SSH_ORIGINAL_COMMAND\" in\n" + "\n".join([*cases, *bulk_cases(sftp_server)])
+            + "\n  *) echo '% Invalid input'; exit 1 ;;\nesac\n")
 
 
 def _wait_for_port(port: int, process: subprocess.Popen[bytes], log: Path) -> None:

@@ -57,7 +57,9 @@ def _console(reporter: Any, width: int) -> Any:
 
 def _mode_table(reporter: Any, benchmarks: list[Any]) -> None:
     """Per profile and command count: client x mode, mean, p95, RTTs (time / measured RTT), wire
-    RTTs (counted on the link: ``-`` on loopback), packets, speed-up vs the slowest."""
+    and app RTTs (counted on the link: ``-`` on loopback; the study's read-after-write count on the
+    client's connections: ``-`` for adapters that cannot count), packets, speed-up vs the
+    slowest."""
     by_group = _grouped(benchmarks, "mode", "commands")
     if not by_group:
         return
@@ -72,16 +74,17 @@ def _mode_table(reporter: Any, benchmarks: list[Any]) -> None:
                             f"{info['measured_rtt_ms']} ms ({info['backend']}, "
                             f"{info.get('runtime', 'in-process')}), {commands} commands",
                       title_justify="left")
-        for column in ("client", "mode", "mean ms", "p95 ms", "RTTs", "wire RTTs", "packets",
+        for column in ("client", "mode", "mean ms", "p95 ms", "RTTs", "wire/app RTTs", "packets",
                        "speed-up"):
             table.add_column(column, justify="left" if column in ("client", "mode") else "right")
         for bench in sorted(benches, key=lambda b: b.stats.mean):
             extra = bench.extra_info
-            rtts, wire = extra.get("rtts"), extra.get("wire_rtts_per_iteration")
+            rtts = extra.get("rtts")
+            counted = "/".join("-" if extra.get(key) is None else f"{extra[key]:.1f}"
+                               for key in ("wire_rtts_per_iteration", "app_rtts_per_iteration"))
             table.add_row(extra["client"], extra["mode"], f"{bench.stats.mean * 1000:.1f}",
                           f"{extra.get('p95_ms', float('nan')):.1f}",
-                          "-" if rtts is None else f"{rtts:.1f}",
-                          "-" if wire is None else f"{wire:.1f}",
+                          "-" if rtts is None else f"{rtts:.1f}", counted,
                           f"{extra.get('packets_per_iteration', 0):.0f}",
                           f"x{slowest / bench.stats.mean:.1f}")
         console.print(table)

@@ -13,6 +13,9 @@ the shared :class:`~mgmtbench.clients.pty.AsyncPty` steps: per iteration on a ne
 (``pty-fresh``), per iteration on the connection made in ``setup`` (``pty-reuse``), or once in
 ``setup`` (``pty-kept``).
 
+Application round trips are counted (every mode) through asyncssh's ``tunnel=``
+(:class:`~mgmtbench.clients.asyncssh.connect.CountingTunnel`).
+
 Timing notes: asyncio sets ``TCP_NODELAY`` on its sockets, so unlike paramiko, ssh2-python and
 parallel-ssh this client never waits for a delayed ACK between channels on one connection.
 
@@ -48,6 +51,7 @@ class AsyncsshClient(AsyncClient):
     modes = SSH_MODES
     extra = "all"  # a core dependency: any install of mgmtbench has it
     needs = ("asyncssh",)
+    counts_round_trips = True
 
     _conn: Any = None
     _pty: AsyncPty | None = None
@@ -66,8 +70,10 @@ class AsyncsshClient(AsyncClient):
     async def _connect(self) -> Any:
         t = self.target
         known = str(t.known_hosts) if t.known_hosts is not None else None
-        return await asyncssh.connect(**connect.connect_options(t, known),
-                                      connect_timeout=_TIMEOUT)
+        options = connect.connect_options(t, known)
+        if self.round_trips is not None:
+            options["tunnel"] = connect.CountingTunnel(self.round_trips)
+        return await asyncssh.connect(**options, connect_timeout=_TIMEOUT)
 
     async def _exec(self, conn: Any, command: str) -> str:
         result = await conn.run(command, encoding=None, timeout=_TIMEOUT)

@@ -6,10 +6,17 @@ password); or the agent at ``target.agent_socket`` (``agent_path``; asyncssh the
 default key files, ``~/.ssh/id_*``, as OpenSSH does). ``target.algorithms`` become ``kex_algs``,
 ``encryption_algs``, ``mac_algs`` and ``server_host_key_algs``, in the order given; empty lists keep
 asyncssh's defaults. Names asyncssh does not support are refused up front (:func:`check`).
+
+Counting application round trips (:mod:`~mgmtbench.clients.roundtrips`): asyncssh's ``tunnel=``
+takes any object with ``create_connection(protocol_factory, host, port)``; :class:`CountingTunnel`
+makes the same ``loop.create_connection`` asyncssh makes without one, with the connection's
+protocol wrapped so that every arrival and every write is counted.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import asyncssh
@@ -19,6 +26,7 @@ from asyncssh.mac import get_mac_algs
 from asyncssh.public_key import get_certificate_algs, get_public_key_algs
 
 from mgmtbench.clients.base import check_algorithm_names, require_credentials
+from mgmtbench.clients.roundtrips import RoundTripCounter, counting_protocol
 from mgmtbench.errors import AuthenticationFailed, ClientError, ClientTimeout, ConnectionFailed
 from mgmtbench.targets import Auth, Target
 
@@ -67,3 +75,25 @@ def connect_options(target: Target, known_hosts: Any) -> dict[str, Any]:
         if chosen := getattr(target.algorithms, field):
             options[option] = list(chosen)
     return options
+
+
+class CountingTunnel:
+    """asyncssh's ``tunnel=`` for a direct TCP connection whose round trips go into ``counter``."""
+
+    def __init__(self, counter: RoundTripCounter) -> None:
+        self.counter = counter
+
+    async def create_connection(self, protocol_factory: Callable[[], asyncio.Protocol],
+                                host: str, port: int) -> tuple[asyncio.BaseTransport, Any]:
+        """Connect to ``host``:``port`` as asyncssh does; its connection object comes back as
+        the session."""
+        loop = asyncio.get_running_loop()
+        transport, protocol = await loop.create_connection(
+            counting_protocol(protocol_factory, self.counter), host, port)
+        return transport, protocol.inner
+
+    def close(self) -> None:
+        """Nothing to close: the connection closes its own transport."""
+
+    async def wait_closed(self) -> None:
+        """Nothing to wait for."""

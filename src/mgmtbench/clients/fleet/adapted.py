@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from mgmtbench.clients.base import Client
 from mgmtbench.clients.fleet.base import Laps, SessionTimes, ThreadedRunner
-from mgmtbench.targets import Target
+from mgmtbench.targets import Service, Target
 
 
 class AdaptedFleet(ThreadedRunner):
@@ -23,6 +23,11 @@ class AdaptedFleet(ThreadedRunner):
     #: The adapter's mode that keeps one session across commands.
     mode: ClassVar[str]
     merged: ClassVar[dict[str, str]] = {"finish": "connect_exec", "read_output": "exec_again"}
+
+    @classmethod
+    def service(cls) -> Service:
+        """What the adapter's kept-session mode asks of a device."""
+        return cls.adapter.service(cls.mode)
 
     def session(self, target: Target, command: str, times: SessionTimes) -> None:
         """One session's phases, timed into ``times``."""

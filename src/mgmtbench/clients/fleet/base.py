@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from mgmtbench.clients.base import ClientError, Target, _Common
+from mgmtbench.targets import Service
 
 T = TypeVar("T")
 PHASES = ("connect_exec", "finish", "exec_again", "read_output", "close")
@@ -104,6 +105,12 @@ class FleetRunner(ABC):
     def versions(cls) -> dict[str, str]:
         """Versions of what this client drives (for the results)."""
         return cls.adapter.versions()
+
+    @classmethod
+    def service(cls) -> Service:
+        """What the runner's sessions ask of a device (exec requests unless a runner says
+        otherwise): a device runtime may not serve it (``lab.unsupported(service)``)."""
+        return cls.adapter.service("reuse-conn")
 
     @abstractmethod
     def run(self, targets: list[Target], command: str) -> list[SessionTimes]:

@@ -53,6 +53,11 @@ wrong thing); otherwise its newest session is saved for the next connection.
 ``h2-multiplex`` is checked the same way: every response must be ``HTTP/2`` and come over the same
 network stream, else :class:`ClientError`.
 
+Application round trips (both adapters, every mode): with a counter installed, the client is
+built on a stock ``HTTPTransport`` / ``AsyncHTTPTransport`` whose connections count below TLS
+(:mod:`.counting`); TLS then runs through an ``SSLObject`` (sync) or anyio's TLS stream (async), so
+``tls-resume`` offers its saved session through ``wrap_bio`` as through ``wrap_socket``.
+
 The HTTPS API logs in with the password (HTTP basic auth) whatever ``target.auth`` says, and
 ``target.algorithms`` are SSH choices: neither applies to these clients, so neither is refused.
 
@@ -77,8 +82,11 @@ from mgmtbench.targets import Target
 
 try:
     import httpx
+
+    from mgmtbench.clients.httpx import counting
 except ImportError:  # reported by Client.missing()
     httpx = None  # type: ignore[assignment]
+    counting = None  # type: ignore[assignment]
 
 EXEC = "/admin/exec/"
 CONFIG = "/admin/config"
@@ -113,6 +121,13 @@ class _ResumingContext(ssl.SSLContext):
         return super().wrap_socket(
             sock, server_side=server_side, do_handshake_on_connect=do_handshake_on_connect,
             suppress_ragged_eofs=suppress_ragged_eofs, server_hostname=server_hostname,
+            session=session if session is not None else self.resume_with)
+
+    def wrap_bio(self, incoming: ssl.MemoryBIO, outgoing: ssl.MemoryBIO, server_side: bool = False,
+                 server_hostname: str | bytes | None = None,
+                 session: ssl.SSLSession | None = None) -> ssl.SSLObject:
+        return super().wrap_bio(
+            incoming, outgoing, server_side=server_side, server_hostname=server_hostname,
             session=session if session is not None else self.resume_with)
 
 
@@ -198,13 +213,20 @@ class HttpxClient(_Https, TranslatedClient):
     extra = "httpx"
     needs = ("httpx",)
 
+    counts_round_trips = True
+
     _client: Any = None
     _context: ssl.SSLContext | None = None
 
     def _new_client(self) -> httpx.Client:
         assert self._context is not None
+        counted = None  # None: httpx makes its transport from the same three options
+        if self.round_trips is not None:
+            counted = counting.sync_transport(self.round_trips, verify=self._context, http1=True,
+                                              http2=False)
         return httpx.Client(base_url=base_url(self.target), auth=self._auth(), verify=self._context,
-                            http1=True, http2=False, timeout=TIMEOUT, trust_env=False)
+                            http1=True, http2=False, timeout=TIMEOUT, trust_env=False,
+                            transport=counted)
 
     def _auth(self) -> tuple[str, str]:
         return (self.target.username, self.target.password)
@@ -271,6 +293,7 @@ class HttpxAsyncClient(_Https, AsyncClient):
     modes = ("fresh-conn", "keep-alive", "h2-multiplex", "conn-per-iteration")
     extra = "httpx"
     needs = ("httpx", "h2")
+    counts_round_trips = True
 
     _client: Any = None
     _context: ssl.SSLContext | None = None
@@ -279,10 +302,15 @@ class HttpxAsyncClient(_Https, AsyncClient):
         assert self._context is not None
         # One connection at most: h2-multiplex must multiplex, not spread over a pool.
         limits = httpx.Limits(max_connections=1) if http2 else httpx.Limits()
+        counted = None  # None: httpx makes its transport from the same four options
+        if self.round_trips is not None:
+            counted = counting.async_transport(self.round_trips, verify=self._context,
+                                               http1=not http2, http2=http2, limits=limits)
         return httpx.AsyncClient(base_url=base_url(self.target),
                                  auth=(self.target.username, self.target.password),
                                  verify=self._context, http1=not http2, http2=http2,
-                                 limits=limits, timeout=TIMEOUT, trust_env=False)
+                                 limits=limits, timeout=TIMEOUT, trust_env=False,
+                                 transport=counted)
 
     async def setup(self) -> None:
         """Untimed preparation: connect here for the modes that reuse a connection."""

@@ -26,6 +26,10 @@ file (``use_keys=True, key_file=...``). Netmiko's agent support reads only ``SSH
 can only disable paramiko's algorithms, not choose them in order, so ``Auth.AGENT`` and algorithm
 choices are refused (:class:`~mgmtbench.errors.UsageError`).
 
+Application round trips are counted (every mode) on a counting socket handed to Netmiko as
+``sock=``, which Netmiko passes on to paramiko (the TCP connection made here, with the same 30 s
+time-out).
+
 Output normalisation: ``send_command`` (default ``strip_command``/``strip_prompt``) returns a
 command's output without the echo line and without the prompt line, and the prompt line takes the
 newline that ended the output's last line with it. Everything else is kept exactly, leading blank
@@ -38,9 +42,11 @@ The one case this cannot tell apart: an output made only of blank lines (``"\\n"
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 from mgmtbench.clients.base import KEPT_SHELL
+from mgmtbench.clients.roundtrips import CountingSocket
 from mgmtbench.clients.session import SessionClient
 from mgmtbench.clients.translate import Translator, optional_errors, translate_errors
 from mgmtbench.errors import (
@@ -75,6 +81,9 @@ ERRORS = optional_errors(
     })
 
 
+_CONNECT_TIMEOUT = 30
+
+
 def _classify(exc: BaseException) -> type[ClientError] | None:
     """Netmiko reports a refused TCP connection as a time-out: the cause says which it was."""
     cause = exc.__cause__ or exc.__context__
@@ -95,6 +104,7 @@ class NetmikoClient(SessionClient):
     no_agent = " (it reads only SSH_AUTH_SOCK)"
     no_algorithms = " (it can only disable paramiko's)"
     modes = ("pty-fresh", "pty-reuse", KEPT_SHELL)
+    counts_round_trips = True
 
     def _translating(self) -> Translator:
         return translate_errors(self.name, ERRORS, classify=_classify)
@@ -110,10 +120,19 @@ class NetmikoClient(SessionClient):
                                      "key_file": str(t.key_file)}
         else:
             login = {"password": t.password, "use_keys": False}
-        conn = netmiko.ConnectHandler(
-            device_type=self.driver(t.platform), host=t.host, port=t.ssh_port,
-            username=t.username, secret=t.enable_secret, allow_agent=False, conn_timeout=30,
-            **login, **keys)
+        counted: dict[str, Any] = {}
+        if self.round_trips is not None:
+            raw = socket.create_connection((t.host, t.ssh_port), timeout=_CONNECT_TIMEOUT)
+            counted["sock"] = CountingSocket(raw, self.round_trips.connection())
+        try:
+            conn = netmiko.ConnectHandler(
+                device_type=self.driver(t.platform), host=t.host, port=t.ssh_port,
+                username=t.username, secret=t.enable_secret, allow_agent=False,
+                conn_timeout=_CONNECT_TIMEOUT, **login, **keys, **counted)
+        except BaseException:
+            if "sock" in counted:
+                counted["sock"].close()
+            raise
         try:
             conn.enable()
         except BaseException:

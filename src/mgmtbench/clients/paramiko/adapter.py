@@ -1,7 +1,8 @@
 """paramiko: exec channels, an interactive shell, and pipelined channels on one transport.
 
 Connecting (auth method, algorithm choices, host key) is :mod:`.connect`, shared with the fleet
-runner.
+runner. Application round trips are counted (every mode) on a counting socket given to paramiko as
+``sock=`` (:mod:`.connect`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class ParamikoClient(ChannelClient):
     name = "paramiko"
     extra = "paramiko"
     needs = ("paramiko",)
+    counts_round_trips = True
 
     @classmethod
     def check(cls, target: Target) -> None:
@@ -34,7 +36,7 @@ class ParamikoClient(ChannelClient):
             connect.check(target)
 
     def _connect(self, stack: contextlib.ExitStack) -> Any:
-        client = connect.connect(self.target, timeout=30)
+        client = connect.connect(self.target, timeout=30, counter=self.round_trips)
         stack.callback(client.close)
         return client
 

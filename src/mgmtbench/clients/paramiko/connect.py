@@ -12,17 +12,24 @@ refused up front (:func:`check`). Empty lists keep paramiko's defaults.
 
 The host key is checked against ``target.known_hosts`` when given (``RejectPolicy``), else
 accepted (``AutoAddPolicy``).
+
+With a :class:`~mgmtbench.clients.roundtrips.RoundTripCounter` (``counter=``), the TCP connection
+is made here (``socket.create_connection``, as paramiko does it: the address's families in turn,
+the time-out for the connect) and handed to paramiko as ``sock=`` inside a
+:class:`~mgmtbench.clients.roundtrips.CountingSocket`; paramiko reads and writes through it.
 """
 
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable
 from typing import Any
 
 import paramiko
 from paramiko.agent import AgentSSH
 
 from mgmtbench.clients.base import check_algorithm_names, require_credentials
+from mgmtbench.clients.roundtrips import CountingSocket, RoundTripCounter
 from mgmtbench.errors import AuthenticationFailed, ClientError, ClientTimeout, ConnectionFailed
 from mgmtbench.targets import Auth, SshAlgorithms, Target
 
@@ -78,8 +85,19 @@ def _agent(path: str) -> AgentSSH:
     return agent
 
 
-def connect(target: Target, timeout: float, **extra: Any) -> paramiko.SSHClient:
-    """A connected, authenticated client (closed again if logging in fails)."""
+def _counted(target: Target, timeout: float, counter: RoundTripCounter | None) -> dict[str, Any]:
+    """``sock=`` for ``SSHClient.connect``: a new counting connection, or nothing (paramiko
+    connects itself)."""
+    if counter is None:
+        return {}
+    raw = socket.create_connection((target.host, target.ssh_port), timeout=timeout)
+    return {"sock": CountingSocket(raw, counter.connection())}
+
+
+def connect(target: Target, timeout: float, counter: RoundTripCounter | None = None,
+            **extra: Any) -> paramiko.SSHClient:
+    """A connected, authenticated client (closed again if logging in fails); its round trips
+    counted into ``counter`` if one is given."""
     check(target)
     client = paramiko.SSHClient()
     try:
@@ -95,20 +113,22 @@ def connect(target: Target, timeout: float, **extra: Any) -> paramiko.SSHClient:
             options["transport_factory"] = factory
         if target.auth is Auth.PASSWORD:
             client.connect(target.host, port=target.ssh_port, username=target.username,
-                           password=target.password, **options)
+                           password=target.password, **options,
+                           **_counted(target, timeout, counter))
         elif target.auth is Auth.KEY:
             client.connect(target.host, port=target.ssh_port, username=target.username,
-                           key_filename=str(target.key_file), **options)
+                           key_filename=str(target.key_file), **options,
+                           **_counted(target, timeout, counter))
         else:
-            _connect_with_agent(client, target, options)
+            _connect_with_agent(client, target, options, lambda: _counted(target, timeout, counter))
     except BaseException:
         client.close()
         raise
     return client
 
 
-def _connect_with_agent(client: paramiko.SSHClient, target: Target,
-                        options: dict[str, Any]) -> None:
+def _connect_with_agent(client: paramiko.SSHClient, target: Target, options: dict[str, Any],
+                        counted: Callable[[], dict[str, Any]]) -> None:
     assert target.agent_socket is not None
     agent = _agent(str(target.agent_socket))
     try:
@@ -118,7 +138,7 @@ def _connect_with_agent(client: paramiko.SSHClient, target: Target,
         for key in keys:
             try:
                 client.connect(target.host, port=target.ssh_port, username=target.username,
-                               pkey=key, **options)
+                               pkey=key, **options, **counted())  # a new connection per key
                 return
             except paramiko.AuthenticationException:
                 if key is keys[-1]:

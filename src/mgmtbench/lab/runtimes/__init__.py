@@ -1,5 +1,6 @@
-"""Device runtimes by name: ``netns`` (one emulator process in the lab's namespace, the default)
-and ``docker`` (one container per device). See :mod:`.base` for the interface."""
+"""Device runtimes by name: ``netns`` (one emulator process in the lab's namespace, the default),
+``docker`` (one container per device) and ``sshd`` (a real OpenSSH sshd per device). See
+:mod:`.base` for the interface."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from mgmtbench.errors import UsageError
 from mgmtbench.lab.runtimes.base import DeviceRuntime, DeviceSpec, RuntimeContext, RuntimeOptions
 from mgmtbench.lab.runtimes.docker import DEFAULT_IMAGE, DockerRuntime
 from mgmtbench.lab.runtimes.netns import NetnsRuntime
+from mgmtbench.lab.runtimes.sshd import SshdRuntime
 
-RUNTIMES: dict[str, type[DeviceRuntime]] = {r.name: r for r in (NetnsRuntime, DockerRuntime)}
+RUNTIMES: dict[str, type[DeviceRuntime]] = {r.name: r for r in (NetnsRuntime, DockerRuntime,
+                                                                SshdRuntime)}
 
 __all__ = ["DEFAULT_IMAGE", "RUNTIMES", "DeviceRuntime", "DeviceSpec", "RuntimeContext",
            "RuntimeOptions", "choose"]

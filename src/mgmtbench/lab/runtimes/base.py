@@ -19,6 +19,7 @@ from typing import ClassVar
 from mgmtbench.emulator.options import Credentials, SshServerOptions
 from mgmtbench.lab.facts import RuntimeFacts
 from mgmtbench.lab.state import LabState
+from mgmtbench.targets import Service
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,20 @@ class DeviceRuntime(ABC):
     @classmethod
     def unavailable(cls) -> str | None:
         """Why this runtime cannot run here (None: it can)."""
+        return None
+
+    @classmethod
+    def check_ssh(cls, options: SshServerOptions) -> None:
+        """A one-line ``UsageError`` for SSH options its devices cannot serve, before anything
+        is built: by default the emulator's lists (every runtime that runs the emulator)."""
+        from mgmtbench.emulator.ssh_server import check_ssh_server
+
+        check_ssh_server(options)
+
+    @classmethod
+    def unsupported(cls, service: Service) -> str | None:
+        """Why a client cannot ask this runtime's devices for ``service`` (one sentence, for a
+        benchmark's skip), None if it can: every runtime that runs the emulator serves all."""
         return None
 
     @abstractmethod

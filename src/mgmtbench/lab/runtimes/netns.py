@@ -16,6 +16,7 @@ from pathlib import Path
 
 from mgmtbench.errors import UsageError
 from mgmtbench.lab.facts import RuntimeFacts
+from mgmtbench.lab.netns import START_TIMEOUT
 from mgmtbench.lab.runtimes.base import DeviceRuntime, DeviceSpec, RuntimeContext, RuntimeOptions
 from mgmtbench.lab.state import LabState
 
@@ -119,7 +120,7 @@ def _serve_argv(context: RuntimeContext, devices: list[DeviceSpec], folder: Path
 
 
 def start_in_netns(state: LabState, folder: Path, name: str, argv: list[str], ready: str,
-                   timeout: float = 60) -> subprocess.Popen[bytes]:
+                   timeout: float = START_TIMEOUT) -> subprocess.Popen[bytes]:
     """Start ``argv`` inside the lab's namespace, record its pid in ``state``, and wait until its
     output contains ``ready`` (stdout to ``folder/NAME.out``, stderr to ``folder/NAME.log``)."""
     folder.mkdir(parents=True, exist_ok=True)

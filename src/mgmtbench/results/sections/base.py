@@ -17,13 +17,17 @@ class ReportContext:
 
     ``out`` is the folder charts are written to (next to ``report.md``); ``baseline`` the
     client/mode speed-ups are measured against (None: the slowest); ``workers`` and
-    ``project_commands`` size the fleet projections.
+    ``project_commands`` size the fleet projections; ``top`` is how many rows a ranking shows.
+    ``runs`` holds the rows of every run the report was given (``run`` tells them apart), for a
+    section that aggregates across runs; None: only the latest run's rows are known.
     """
 
     out: Path
     baseline: tuple[str, str] | None = None
     workers: int = 100
     project_commands: int = 5
+    top: int = 10
+    runs: pd.DataFrame | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
