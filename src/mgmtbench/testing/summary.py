@@ -70,8 +70,12 @@ def _mode_table(reporter: Any, benchmarks: list[Any]) -> None:
     for (profile, commands), benches in by_group.items():
         info = benches[0].extra_info
         slowest = max(b.stats.mean for b in benches)
+        loaded = sorted(b.extra_info["link_rtt_under_load_ms"] for b in benches
+                        if b.extra_info.get("link_rtt_under_load_ms") is not None)
+        under_load = (f", link under load {loaded[len(loaded) // 2]} ms (median of the "
+                      f"benchmarks' probes)" if loaded else "")
         table = Table(title=f"{profile}: configured RTT {info['configured_rtt_ms']} ms, measured "
-                            f"{info['measured_rtt_ms']} ms ({info['backend']}, "
+                            f"{info['measured_rtt_ms']} ms{under_load} ({info['backend']}, "
                             f"{info.get('runtime', 'in-process')}), {commands} commands",
                       title_justify="left")
         for column in ("client", "mode", "mean ms", "p95 ms", "RTTs", "wire/app RTTs", "packets",

@@ -20,7 +20,9 @@ from mgmtbench.results.sections.base import ReportContext, Section, markdown_tab
 EXPERIMENT = "transport"
 KEYS = tuple(COMPARED_BY)
 WIRE = "wire_rtts_per_iteration"
-COLUMNS = ["client", "mode", "mean_ms", "p95_ms", "rtts", WIRE, "packets_per_iteration",
+APP = "app_rtts_per_iteration"  # the study's own count: a read after a write, where recorded
+COUNTED = (WIRE, APP)
+COLUMNS = ["client", "mode", "mean_ms", "p95_ms", "rtts", WIRE, APP, "packets_per_iteration",
            "speedup"]
 
 
@@ -47,15 +49,19 @@ def render(frame: pd.DataFrame, context: ReportContext) -> Section:
 
 
 def _with_wire_rtts(table: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
-    """``table`` with each row's wire RTTs from ``frame`` (matched by client, mode, profile,
-    command count and mean), NaN where a run did not record them (shown as ``-``)."""
-    if WIRE in table:
+    """``table`` with each row's counted round trips from ``frame`` (wire and app RTTs, matched
+    by client, mode, profile, command count and mean), NaN where a run did not record them
+    (shown as ``-``)."""
+    missing = [c for c in COUNTED if c not in table]
+    if not missing:
         return table
-    if WIRE not in frame:
-        return table.assign(**{WIRE: float("nan")})
+    recorded = [c for c in missing if c in frame]
+    table = table.assign(**{c: float("nan") for c in missing if c not in recorded})
+    if not recorded:
+        return table
     match = [*KEYS, "mean_ms"]
-    wire = frame[[*match, WIRE]].drop_duplicates(subset=match)
-    return table.merge(wire, on=match, how="left")
+    counted = frame[[*match, *recorded]].drop_duplicates(subset=match)
+    return table.merge(counted, on=match, how="left")
 
 
 def _charts(frame: pd.DataFrame, out: Path) -> list[Path]:
