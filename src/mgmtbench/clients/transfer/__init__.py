@@ -1,0 +1,33 @@
+"""Transfer clients for the SSH algorithm matrix and raw channel throughput, one module per
+library, found by name (imported on demand, so a missing library only matters to its client).
+
+See :mod:`.base` for the interface. The names are those the results use.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from mgmtbench.clients.transfer.base import Negotiated, TransferClient
+from mgmtbench.errors import UsageError
+
+__all__ = ["TRANSFER_CLIENTS", "Negotiated", "TransferClient", "transfer_client"]
+
+#: Client name -> ``module:Class``, in the order results list them.
+TRANSFER_CLIENTS = {
+    "openssh": "mgmtbench.clients.transfer.openssh:OpensshTransfer",
+    "asyncssh": "mgmtbench.clients.transfer.asyncssh:AsyncsshTransfer",
+    "paramiko": "mgmtbench.clients.transfer.paramiko:ParamikoTransfer",
+    "ssh2": "mgmtbench.clients.transfer.ssh2:Ssh2Transfer",
+    "ssh-python": "mgmtbench.clients.transfer.libssh:LibsshTransfer",
+}
+
+
+def transfer_client(name: str) -> type[TransferClient]:
+    """The transfer client class ``name`` (:class:`UsageError` if unknown; a missing library is
+    :meth:`TransferClient.missing`'s to report)."""
+    if name not in TRANSFER_CLIENTS:
+        raise UsageError(f"unknown client {name!r}: choose from {', '.join(TRANSFER_CLIENTS)}")
+    module, _, cls = TRANSFER_CLIENTS[name].partition(":")
+    found: type[TransferClient] = getattr(importlib.import_module(module), cls)
+    return found
