@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import os
+
 from pyroute2 import IPRoute
+from pyroute2 import config as pyroute2_config
 from pyroute2.netlink.exceptions import NetlinkError
 
 from mgmtbench.lab.backends.base import LinkBackend
+from mgmtbench.lab.netns import START_TIMEOUT
+
+# pyroute2 gives the process it forks to create a namespace (``netns.create``, every lab's first
+# step) 2 s to answer. Where a lab's start timeout is raised (a VM under software emulation on a
+# busy machine, where that fork of a large test process took longer), it gets as long.
+if "MGMTBENCH_LAB_START_TIMEOUT" in os.environ:
+    pyroute2_config.default_communicate_timeout = max(
+        pyroute2_config.default_communicate_timeout, START_TIMEOUT)
 
 
 class VethLink(LinkBackend):
