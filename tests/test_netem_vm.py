@@ -167,3 +167,11 @@ def test_compare_does_not_hold_wire_counts_of_concurrent_modes() -> None:
     sequential = compare.pair({"t[x]": {**a, "mode": "pty-fresh"}},
                               {"t[x]": {**b, "mode": "pty-fresh"}})
     assert len(compare.check_rows(sequential, timing=False)) == 1
+
+
+def test_compare_allows_a_mode_its_own_wire_tolerance() -> None:
+    rows = compare.pair({"t[x]": {**row("x", 68.0, 500.0, 15.0, 10.2), "mode": "batch-exec"}},
+                        {"t[x]": {**row("x", 77.0, 700.0, 20.0, 10.8), "mode": "batch-exec"}})
+    assert len(compare.check_rows(rows, timing=False)) == 1
+    assert compare.check_rows(rows, timing=False, allow={"batch-exec": 1.0}) == []
+    assert len(compare.check_rows(rows, timing=False, allow={"pty-fresh": 1.0})) == 1

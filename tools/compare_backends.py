@@ -80,9 +80,12 @@ def pair(a: Mapping[str, dict[str, Any]], b: Mapping[str, dict[str, Any]]) -> li
 def check_rows(rows: Sequence[Row], *, timing: bool,
                wire_tolerance: float = WIRE_TOLERANCE,
                time_tolerance: float = TIME_TOLERANCE,
-               packet_tolerance: float | None = None) -> list[str]:
-    """What disagrees between the two backends, one sentence each (empty: all agree)."""
+               packet_tolerance: float | None = None,
+               allow: Mapping[str, float] | None = None) -> list[str]:
+    """What disagrees between the two backends, one sentence each (empty: all agree).
+    ``allow``: a wire tolerance of its own per mode (``--allow``)."""
     failures = []
+    allow = allow or {}
     if not rows:
         failures.append("no benchmark ran through both backends")
     for row in rows:
@@ -92,9 +95,9 @@ def check_rows(rows: Sequence[Row], *, timing: bool,
         elif wa is None or wb is None:
             failures.append(f"{row.name}: no wire round trips recorded "
                             f"({'first' if wa is None else 'second'} backend)")
-        elif abs(wa - wb) > wire_tolerance + 1e-9:
+        elif abs(wa - wb) > allow.get(row.a.get("mode", ""), wire_tolerance) + 1e-9:
             failures.append(f"{row.name}: {wa} vs {wb} wire round trips per iteration "
-                            f"(allowed {wire_tolerance})")
+                            f"(allowed {allow.get(row.a.get('mode', ''), wire_tolerance)})")
         if packet_tolerance is not None:
             pa, pb = row.a["packets_per_iteration"], row.b["packets_per_iteration"]
             if abs(pa - pb) > packet_tolerance + 1e-9:
@@ -184,6 +187,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"also hold time and time in RTTs to {TIME_TOLERANCE:.0%}")
     parser.add_argument("--wire-tolerance", type=float, default=WIRE_TOLERANCE,
                         help="wire round trips per iteration the backends may differ by")
+    parser.add_argument("--allow", action="append", default=[], metavar="MODE=N",
+                        help="a wire tolerance of its own for one mode (repeatable)")
     parser.add_argument("--packets", type=float, default=None, metavar="N",
                         help="also hold packets per iteration to N (default: printed only)")
     parser.add_argument("--lab-check", nargs=2, type=Path, metavar=("FIRST", "SECOND"),
@@ -200,8 +205,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = pair(load_benchmarks(args.first), load_benchmarks(args.second))
     print(table(rows, (first, second)))
     print(timing_spread(rows))
+    allow = {mode: float(n) for mode, _, n in (a.partition("=") for a in args.allow)}
     failures = check_rows(rows, timing=args.timing, wire_tolerance=args.wire_tolerance,
-                          packet_tolerance=args.packets)
+                          packet_tolerance=args.packets, allow=allow)
     if args.lab_check:
         for name, path in zip((first, second), args.lab_check, strict=True):
             info = json.loads(path.read_text().strip().splitlines()[-1])
