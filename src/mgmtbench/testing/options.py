@@ -16,10 +16,14 @@ or a comma-separated list of mode names.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import pytest
 
 from mgmtbench.lab.runtimes import DEFAULT_IMAGE, RUNTIMES
+
+if TYPE_CHECKING:
+    from mgmtbench.testing.throughput import ThroughputMatrix
 
 DEFAULT_PROFILES = "local,regional,intercontinental"
 DEFAULT_COMMANDS = "5"
@@ -187,6 +191,25 @@ def modes(config: pytest.Config) -> frozenset[str]:
     return frozenset(wanted)
 
 
+def throughput_matrix(config: pytest.Config) -> ThroughputMatrix:
+    """The server throughput benchmark's matrix from the ``--throughput-*`` options, each
+    checked."""
+    from mgmtbench.errors import UsageError
+    from mgmtbench.testing.throughput import ThroughputMatrix
+
+    try:
+        return ThroughputMatrix.parse(
+            links=split(config.getoption("--throughput-links")),
+            servers=split(config.getoption("--throughput-servers")),
+            ciphers=split(config.getoption("--throughput-ciphers")),
+            directions=split(config.getoption("--throughput-directions")),
+            connections=counts(config, "--throughput-connections"),
+            pinning=split(config.getoption("--throughput-pinning")),
+            mb=float(config.getoption("--throughput-mb")))
+    except UsageError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
 def check(config: pytest.Config) -> None:
     """Check every matrix option before collection, so a typo is one line (pytest's usage error),
     not a collection error per test file."""
@@ -197,6 +220,7 @@ def check(config: pytest.Config) -> None:
     counts(config, "--commands")
     counts(config, "--concurrency")
     modes(config)
+    throughput_matrix(config)
     from mgmtbench.clients import ADAPTERS
 
     clients(config, list(ADAPTERS))
