@@ -132,30 +132,40 @@ class _Common:
     @classmethod
     def missing(cls) -> str | None:
         """An install hint if the library is not importable, else None."""
-        for module in cls.needs:
-            try:
-                importlib.import_module(module)
-            except ImportError:
-                return (f"client {cls.name} needs the {module!r} module: "
-                        f"pip install 'mgmtbench[{cls.extra}]'")
-        return None
+        return install_hint(cls.name, cls.needs, cls.extra)
 
     @classmethod
     def versions(cls) -> dict[str, str]:
         """Versions of the libraries this adapter drives (for the results)."""
-        from importlib.metadata import PackageNotFoundError, version
-
-        out = {}
-        for module in cls.needs:
-            dist = _DISTRIBUTIONS.get(module, module)
-            try:
-                out[dist] = version(dist)
-            except PackageNotFoundError:
-                continue
-        return out
+        return module_versions(cls.needs)
 
 
 _DISTRIBUTIONS = {"ssh2": "ssh2-python", "ssh": "ssh-python", "pssh": "parallel-ssh"}
+
+
+def install_hint(name: str, needs: tuple[str, ...], extra: str) -> str | None:
+    """How to install what client ``name`` needs (the first of ``needs`` that cannot be
+    imported, with its pip extra), None if every module imports."""
+    for module in needs:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            return f"client {name} needs the {module!r} module: pip install 'mgmtbench[{extra}]'"
+    return None
+
+
+def module_versions(needs: tuple[str, ...]) -> dict[str, str]:
+    """Distribution name -> installed version of each module in ``needs`` (those installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {}
+    for module in needs:
+        dist = _DISTRIBUTIONS.get(module, module)
+        try:
+            out[dist] = version(dist)
+        except PackageNotFoundError:
+            continue
+    return out
 
 
 class Client(_Common, ABC):

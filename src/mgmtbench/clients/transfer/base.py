@@ -22,7 +22,6 @@ subclass).
 from __future__ import annotations
 
 import contextlib
-import importlib
 import logging
 import re
 from abc import ABC, abstractmethod
@@ -30,6 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from mgmtbench.clients.base import install_hint, module_versions
 from mgmtbench.emulator.bulk import SINK_COMMAND, source_command
 from mgmtbench.errors import ClientError
 from mgmtbench.targets import Target
@@ -69,27 +69,12 @@ class TransferClient(ABC):
     @classmethod
     def missing(cls) -> str | None:
         """An install hint if the client cannot run here, else None."""
-        for module in cls.needs:
-            try:
-                importlib.import_module(module)
-            except ImportError:
-                return (f"client {cls.name} needs the {module!r} module: "
-                        f"pip install 'mgmtbench[{cls.extra}]'")
-        return None
+        return install_hint(cls.name, cls.needs, cls.extra)
 
     @classmethod
     def versions(cls) -> dict[str, str]:
         """Versions of what this client drives (for the results)."""
-        from importlib.metadata import PackageNotFoundError, version
-
-        out = {}
-        for module in cls.needs:
-            dist = _DISTRIBUTIONS.get(module, module)
-            try:
-                out[dist] = version(dist)
-            except PackageNotFoundError:
-                continue
-        return out
+        return module_versions(cls.needs)
 
     @classmethod
     @abstractmethod
@@ -126,9 +111,6 @@ class TransferClient(ABC):
     @abstractmethod
     def close(self) -> None:
         """Close the connection :meth:`open` made (nothing if there is none)."""
-
-
-_DISTRIBUTIONS = {"ssh2": "ssh2-python", "ssh": "ssh-python"}
 
 
 def check_transfer(client: str, what: str, status: int | None, got: int, expected: int) -> None:
