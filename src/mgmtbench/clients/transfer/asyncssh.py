@@ -32,12 +32,12 @@ from mgmtbench.clients.transfer.base import (
     CHUNK,
     SINK_COMMAND,
     TRIVIAL_COMMAND,
-    ZEROS,
     Negotiated,
     TransferClient,
     check_transfer,
     logged,
     source_command,
+    zero_chunks,
 )
 from mgmtbench.clients.translate import translate_errors
 from mgmtbench.errors import ClientError, UsageError
@@ -131,11 +131,9 @@ class AsyncsshTransfer(TransferClient):
 
         async def go() -> int | None:
             async with conn.create_process(SINK_COMMAND, encoding=None) as process:
-                left = size
-                while left > 0:
-                    process.stdin.write(ZEROS if left >= CHUNK else ZEROS[:left])
+                for chunk in zero_chunks(size):
+                    process.stdin.write(chunk)
                     await process.stdin.drain()
-                    left -= CHUNK
                 process.stdin.write_eof()
                 await process.wait()
                 return process.exit_status

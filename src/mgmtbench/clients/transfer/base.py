@@ -154,3 +154,10 @@ def logged(logger: str, pattern: str) -> Iterator[list[str]]:
 #: Bytes per write to the sink.
 CHUNK = 1 << 18
 ZEROS = bytes(CHUNK)
+
+
+def zero_chunks(size: int) -> Iterator[bytes]:
+    """``size`` zero bytes as CHUNK-sized pieces (the last one shorter): what a client sends into
+    the sink, without allocating ``size`` bytes."""
+    for start in range(0, size, CHUNK):
+        yield ZEROS if size - start >= CHUNK else ZEROS[:size - start]

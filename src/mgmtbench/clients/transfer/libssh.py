@@ -27,11 +27,11 @@ from mgmtbench.clients.transfer.base import (
     CHUNK,
     SINK_COMMAND,
     TRIVIAL_COMMAND,
-    ZEROS,
     Negotiated,
     TransferClient,
     check_transfer,
     source_command,
+    zero_chunks,
 )
 from mgmtbench.clients.translate import ErrorMap, Translator, optional_errors, translate_errors
 from mgmtbench.errors import (
@@ -194,13 +194,10 @@ class LibsshTransfer(TransferClient):
             channel.open_session()
             try:
                 channel.request_exec(SINK_COMMAND)
-                left = size
-                while left > 0:
-                    chunk = ZEROS if left >= CHUNK else ZEROS[:left]
+                for chunk in zero_chunks(size):
                     _, written = channel.write(chunk)
                     if written != len(chunk):
                         raise ClientError(f"ssh-python: wrote {written} of {len(chunk)} bytes")
-                    left -= CHUNK
                 channel.send_eof()
                 status = channel.get_exit_status()
             finally:

@@ -22,12 +22,12 @@ from mgmtbench.clients.transfer.base import (
     CHUNK,
     SINK_COMMAND,
     TRIVIAL_COMMAND,
-    ZEROS,
     Negotiated,
     TransferClient,
     check_transfer,
     logged,
     source_command,
+    zero_chunks,
 )
 from mgmtbench.clients.translate import translate_errors
 from mgmtbench.errors import ClientError, UsageError
@@ -112,10 +112,8 @@ class ParamikoTransfer(TransferClient):
         with translate_errors(self.name, ERRORS):
             channel = self._session(self._require(), SINK_COMMAND)
             try:
-                left = size
-                while left > 0:
-                    channel.sendall(ZEROS if left >= CHUNK else ZEROS[:left])
-                    left -= CHUNK
+                for chunk in zero_chunks(size):
+                    channel.sendall(chunk)
                 channel.shutdown_write()
                 status = channel.recv_exit_status()
             finally:

@@ -20,11 +20,11 @@ from mgmtbench.clients.transfer.base import (
     CHUNK,
     SINK_COMMAND,
     TRIVIAL_COMMAND,
-    ZEROS,
     Negotiated,
     TransferClient,
     check_transfer,
     source_command,
+    zero_chunks,
 )
 from mgmtbench.clients.translate import Translator, translate_errors
 from mgmtbench.errors import UsageError
@@ -98,10 +98,8 @@ class Ssh2Transfer(TransferClient):
             channel = self._session().open_session()
             try:
                 channel.execute(SINK_COMMAND)
-                left = size
-                while left > 0:
-                    channel.write(ZEROS if left >= CHUNK else ZEROS[:left])
-                    left -= CHUNK
+                for chunk in zero_chunks(size):
+                    channel.write(chunk)
                 channel.send_eof()
                 channel.wait_eof()
             finally:
