@@ -101,7 +101,7 @@ def split_reply_ms(host: str, port: int, writes: int = 3, size: int = 100,
     return statistics.median(times) * 1000
 
 
-def _checksum(data: bytes) -> int:
+def icmp_checksum(data: bytes) -> int:
     """The Internet checksum (RFC 1071) of an ICMP message."""
     if len(data) % 2:
         data += b"\0"
@@ -148,7 +148,7 @@ def ping(address: str, count: int, interval: float, wait: float) -> dict[int, fl
         due = time.time()
         for seq in range(count):
             body = b"mgmtbench-lab-test"
-            checksum = _checksum(struct.pack("!BBHHH", 8, 0, 0, ident, seq) + body)
+            checksum = icmp_checksum(struct.pack("!BBHHH", 8, 0, 0, ident, seq) + body)
             sent[seq] = time.time()
             sock.sendto(struct.pack("!BBHHH", 8, 0, checksum, ident, seq) + body, (address, 0))
             due += interval

@@ -77,6 +77,7 @@ from dataclasses import asdict, dataclass
 from types import TracebackType
 
 from mgmtbench.errors import LabError, UsageError
+from mgmtbench.lab.calibrate import icmp_checksum
 
 ETH_P_ALL, ETH_P_IP = 0x0003, 0x0800
 PACKET_OUTGOING = 4  # sll_pkttype of a packet this host sends
@@ -338,19 +339,9 @@ class _Tally:
         return True
 
 
-def _checksum(data: bytes) -> int:
-    """The Internet checksum (RFC 1071)."""
-    if len(data) % 2:
-        data += b"\0"
-    total: int = sum(struct.unpack(f"!{len(data) // 2}H", data))
-    while total >> 16:
-        total = (total >> 16) + (total & 0xFFFF)
-    return ~total & 0xFFFF
-
-
 def _echo_request(ident: int, seq: int) -> bytes:
     header = struct.pack("!BBHHH", ICMP_ECHO, 0, 0, ident, seq)
-    checksum = _checksum(header + PROBE_BODY)
+    checksum = icmp_checksum(header + PROBE_BODY)
     return struct.pack("!BBHHH", ICMP_ECHO, 0, checksum, ident, seq) + PROBE_BODY
 
 
