@@ -292,13 +292,16 @@ NETEM_VM_LAB_TESTS = ("loss_rate or counters_account or emulator_answers or "
 NETEM_VM_BENCH = ("benchmarks/test_transport_modes.py", "--profiles", "regional",
                   "--clients", "asyncssh,httpx", "--commands", "5")
 NETEM_VM_CHECK_SAMPLES = "10"  # lab check calibration samples per backend
-# Wire round trips are held within 0.5 per iteration in every mode but one: asyncssh batch-exec
-# has one point per iteration where both ends send without waiting for each other (the client's
-# stdin EOF once the exec is accepted, the server's output of all five commands), and under
-# emulation the server takes long enough for the EOF to fall between its output packets more or
-# less often, depending on the run's speed: one such crossing is one wire round trip at most.
-# Two VM runs: 10.2 through netem, 10.8 through tun (the slower run both times); 10.1 natively.
-NETEM_VM_ALLOW = ("--allow", "batch-exec=1.0")
+# Wire round trips: under emulation a run's speed decides races at the points of an iteration
+# where both ends send without waiting for each other (SSH's banners and KEXINIT, a channel's close
+# against the server's last output, asyncssh batch-exec's stdin EOF against the output of all five
+# commands, a connection's close against the next one's SYN): one such crossing moves the count
+# by one wire round trip at most. Clean runs differed by 0.6 in batch-exec (10.2 netem / 10.8 tun)
+# and pty-fresh (19.2 / 19.8), a loaded one by 1.0 in httpx tls-resume; so every mode is held
+# within 1.0 per iteration, except the three that are only requests and their answers on a warm
+# connection (no such point): there both backends must agree within 0.5.
+NETEM_VM_WIRE = ("--wire-tolerance", "1.0", "--allow", "keep-alive=0.5",
+                 "--allow", "batch-post=0.5", "--allow", "multi-cmd=0.5")
 NETEM_VM_TIMEOUT = "1800"  # seconds: the VM is stopped (and the session fails) after this
 # Seconds a lab waits for each helper process there: a Python process that imports the emulator
 # took 40-70 s to start under TCG on a busy 2-core machine, beyond the default 60.
@@ -313,8 +316,9 @@ def netem(session: nox.Session) -> None:
     the transport benchmark (asyncssh and httpx at regional, 5 commands) with
     ``--link-backend netem``, the same benchmark through the tun delay line, ``mgmtbench lab
     check`` through each; then ``tools/compare_backends.py`` holds the two side by side (wire
-    round trips per iteration within 0.5, each instrument's ICMP and TCP RTT). Fails if any step
-    does. Results under .benchmarks/netem-vm/; about 13 minutes on an otherwise idle 2-core machine.
+    round trips per iteration within 1.0, 0.5 for requests on a warm connection; each
+    instrument's ICMP and TCP RTT). Fails if any step does. Results under .benchmarks/netem-vm/;
+    about 13 minutes on an otherwise idle 2-core machine.
 
     Extra arguments go to the netem pytest run (``nox -s netem -- -x``).
     """
@@ -340,7 +344,7 @@ def netem(session: nox.Session) -> None:
               for backend in ("netem", "tun")]
     steps.append(["python", "tools/compare_backends.py", out["transport-netem"],
                   out["transport-tun"], "--lab-check", out["lab-check-netem"],
-                  out["lab-check-tun"], "--rtt-tolerance", "0.25", *NETEM_VM_ALLOW])
+                  out["lab-check-tun"], "--rtt-tolerance", "0.25", *NETEM_VM_WIRE])
     # One boot for everything; every step runs even if an earlier one failed, the VM's exit code
     # says whether any did.
     script = "failed=0\nSTART=$(date +%s)\n" + "".join(
