@@ -5,20 +5,28 @@ It never touches what it did not create, and without privileges says so in one s
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from pyroute2 import IPRoute
+from pyroute2 import IPRoute, NetNS
+from pyroute2 import netns as pyroute2_netns
 
-from mgmtbench.lab.cleanup import clean_stale
-from mgmtbench.lab.lab import has_net_admin
+from mgmtbench.lab import Lab, procfs, resolve
+from mgmtbench.lab.cleanup import clean, clean_stale
+from mgmtbench.lab.lab import MAX_LABS, has_net_admin
 from mgmtbench.lab.netns import lab_namespaces
+from mgmtbench.lab.processes import MARKER, ProcessRecord
+from mgmtbench.lab.state import STATE_ROOT, LabState, known_labs, used_indexes
 
 pytestmark = pytest.mark.skipif(not has_net_admin(), reason="labs need root or CAP_NET_ADMIN")
 
@@ -31,9 +39,10 @@ with Lab(resolve("campus"), calibration_samples=3) as lab:
 """
 
 
-def start_lab_process() -> tuple[subprocess.Popen[str], str, str, list[int]]:
+def start_lab_process(env: dict[str, str] | None = None,
+                      ) -> tuple[subprocess.Popen[str], str, str, list[int]]:
     child = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+                             stderr=subprocess.PIPE, text=True, env=env)
     assert child.stdout is not None
     line = child.stdout.readline().split()
     assert line, child.stderr.read() if child.stderr else "no output"
@@ -112,6 +121,129 @@ def test_lab_check_json_leaves_nothing_behind() -> None:
     assert abs(info["measured_rtt_ms"] - 2) < 1
     # Lab namespaces are named after their owner's pid.
     assert not [n for n in lab_namespaces() if n.startswith(f"mgmtbench-{check.pid}-")]
+
+
+def test_a_zombie_owner_does_not_keep_its_lab_running() -> None:
+    child, netns, host_if, pids = start_lab_process()
+    lab_id = netns.removeprefix("mgmtbench-")
+    child.kill()  # and not reaped: the owner is a zombie until the end of the test
+    try:
+        deadline = time.monotonic() + 10
+        while alive(child.pid):
+            assert time.monotonic() < deadline, "the owner did not die"
+            time.sleep(0.05)
+        assert Path(f"/proc/{child.pid}").exists()  # a zombie
+        assert lab_id not in {s.lab_id for s in known_labs() if s.owner_running()}
+        assert lab_id in clean_stale()
+        assert_gone(netns, host_if, pids)
+    finally:
+        child.communicate(timeout=10)
+
+
+def test_a_pid_that_changed_hands_is_never_signalled() -> None:
+    """A stale lab whose records (owner and processes) name pids that now belong to another
+    process: the lab is stale, its records are removed, the other process is left alone."""
+    bystander = subprocess.Popen(["sleep", "60"])
+    try:
+        started = procfs.start_time(bystander.pid)
+        other = ProcessRecord("echo", bystander.pid, started - 1)  # same pid, another process
+        reused = LabState(lab_id=f"{bystander.pid}-99-1", index=99, owner_pid=bystander.pid,
+                          owner_start=started - 1, netns="mgmtbench-test-reused",
+                          host_if="mgbtesth", processes=[other])
+        reused.save()
+        # A state from before start times were recorded: its bare pid is never signalled.
+        legacy = STATE_ROOT / f"{os.getpid()}-98-1"
+        legacy.mkdir(parents=True)
+        (legacy / "state.json").write_text(json.dumps({
+            "lab_id": legacy.name, "index": 98, "owner_pid": 2 ** 22 + 1,
+            "netns": "mgmtbench-test-legacy", "host_if": "mgbtesth", "pids": [bystander.pid]}))
+        assert not reused.owner_running()
+        done = clean()
+        assert {reused.lab_id, legacy.name} <= set(done.labs)
+        assert bystander.pid not in [p.pid for p in done.processes]
+        assert bystander.poll() is None  # still running: not the lab's
+        assert not reused.folder.exists()
+        assert not legacy.exists()
+    finally:
+        bystander.kill()
+        bystander.wait()
+
+
+def marked_as(folder: Path) -> list[int]:
+    """Running processes marked as the lab's whose state folder is ``folder``."""
+    needle = f"{MARKER}={folder}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if entry.name.isdigit() and needle in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+    return [p for p in found if alive(p)]
+
+
+def test_lab_down_stops_orphans_in_deleted_namespaces(tmp_path: Path) -> None:
+    """What an interrupted start used to leave: the lab's processes running in a namespace
+    already deleted, its state gone. `lab down` finds them by their mark and says so. (A state
+    root of the test's own: other labs' clean-ups, which stop orphans under theirs, leave
+    these to the `lab down` under test.)"""
+    env = {**os.environ, "MGMTBENCH_LAB_STATE": str(tmp_path)}
+    child, netns, host_if, pids = start_lab_process(env)
+    lab_id = netns.removeprefix("mgmtbench-")
+    child.kill()
+    child.communicate(timeout=10)
+    pyroute2_netns.remove(netns)
+    shutil.rmtree(tmp_path / lab_id)
+    orphans = marked_as(tmp_path / lab_id)
+    assert len(orphans) >= 3  # delay line, echo server, emulator
+    result = subprocess.run([sys.executable, "-m", "mgmtbench.cli", "lab", "down"],
+                            capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 0, result.stderr
+    assert f"stopped {len(orphans)} process(es)" in result.stdout, result.stdout
+    assert "mgmtbench.lab.echo" in result.stdout, result.stdout
+    assert "mgmtbench.lab.delayline" in result.stdout, result.stdout
+    assert_gone(netns, host_if, pids)
+
+
+@pytest.fixture
+def foreign_interfaces() -> Iterator[tuple[str, str, str]]:
+    """A dummy interface here named like the lab that would come next, and one in another
+    namespace named like the lab after it: (name here, name there, that namespace)."""
+    free = [i for i in range(MAX_LABS) if i not in used_indexes() and not link_exists(f"mgb{i}h")]
+    here, there = f"mgb{free[0]}h", f"mgb{free[1]}h"
+    elsewhere = f"mgbtest-foreign-{os.getpid()}"  # not a lab's name: clean-up never looks
+    pyroute2_netns.create(elsewhere)
+    try:
+        with IPRoute() as ipr:  # a veth pair (this kernel may have no dummy interfaces)
+            ipr.link("add", ifname=here, kind="veth", peer=f"mgbtestp{os.getpid() % 10000}")
+        with NetNS(elsewhere) as ns:
+            ns.link("add", ifname=there, kind="veth", peer="mgbtestp")
+        yield here, there, elsewhere
+    finally:
+        with IPRoute() as ipr:
+            if ipr.link_lookup(ifname=here):
+                ipr.link("del", ifname=here)
+        pyroute2_netns.remove(elsewhere)
+
+
+def _fingerprint(ipr: Any, name: str) -> tuple[int, object, object]:
+    link = next(link for link in ipr.get_links() if link.get("ifname") == name)
+    return link["index"], link["flags"], link.get("address")
+
+
+def test_foreign_interfaces_named_like_the_labs_are_left_alone(
+        foreign_interfaces: tuple[str, str, str]) -> None:
+    here, there, elsewhere = foreign_interfaces
+    with IPRoute() as ipr, NetNS(elsewhere) as ns:
+        before = _fingerprint(ipr, here), _fingerprint(ns, there)
+    check = subprocess.run([sys.executable, "-m", "mgmtbench.cli", "lab", "check", "--profile",
+                            "campus", "--samples", "3"], capture_output=True, text=True,
+                           timeout=120)
+    assert check.returncode == 0, check.stderr  # it was: OSError [Errno 22], every time
+    with Lab(resolve("campus"), calibration_samples=3) as lab:
+        assert lab.state is not None
+        assert lab.state.host_if != here
+    clean_stale()
+    with IPRoute() as ipr, NetNS(elsewhere) as ns:
+        assert (_fingerprint(ipr, here), _fingerprint(ns, there)) == before
 
 
 @pytest.mark.parametrize(("profile", "code", "expected"), [

@@ -186,10 +186,10 @@ def test_without_a_probe_no_link_rtt(lab_for: Callable[[str], LabLike]) -> None:
 
 @needs_lab
 @pytest.mark.parametrize(("backend", "profile"), [
-    ("tun", "regional"), ("netem", "regional"), ("none", "local")])
+    ("tun", "regional"), ("netem", "regional"), ("tbf", "rtt=0,rate=100"), ("none", "local")])
 def test_every_backend_counts_the_same(backend: str, profile: str) -> None:
     """The tap reads the benchmark-side interface whatever made it: a veth end (``netem``,
-    ``none``) or the delay line's TUN interface (``tun``)."""
+    ``tbf``, ``none``) or the delay line's TUN interface (``tun``)."""
     try:
         choose(backend, resolve(profile))
     except UsageError as exc:

@@ -15,7 +15,7 @@ from mgmtbench.emulator.options import Credentials
 from mgmtbench.errors import UsageError
 from mgmtbench.lab.backends import BACKENDS
 from mgmtbench.lab.calibrate import split_reply_ms
-from mgmtbench.lab.cleanup import clean_stale
+from mgmtbench.lab.cleanup import clean
 from mgmtbench.lab.failures import lab_failures
 from mgmtbench.lab.lab import ECHO_PORT, Lab, has_net_admin
 from mgmtbench.lab.local import LocalLab
@@ -60,7 +60,8 @@ def _lab_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profiles-file", type=Path, default=None,
                    help="TOML file of user profiles ([profiles.NAME] rtt_ms = ...)")
     p.add_argument("--link-backend", default="auto", choices=["auto", *BACKENDS],
-                   help="how to impair the link (default: netem if the kernel has it, else tun)")
+                   help="how to impair the link (default: netem if the kernel has it; else tbf "
+                        "for a rate-only link, tun for the rest)")
     p.add_argument("--device-runtime", default="netns", choices=list(RUNTIMES),
                    help="how the devices run: netns (one emulator process in the lab's "
                         "namespace), docker (a container per device) or sshd (a real OpenSSH "
@@ -141,10 +142,14 @@ def run_down(args: argparse.Namespace) -> int:
     """``mgmtbench lab down``: remove what killed runs left behind."""
     if not has_net_admin():
         raise UsageError("removing labs needs root or CAP_NET_ADMIN")
-    removed = clean_stale(everything=args.all)
+    done = clean(everything=args.all)
+    removed = done.names()
     with lab_failures("could not list the labs"):
         left = [s.lab_id for s in known_labs()]
+    stopped = done.processes
     print(f"removed {len(removed)} lab(s){': ' + ', '.join(removed) if removed else ''}; "
+          f"stopped {len(stopped)} process(es) they left"
+          f"{': ' + ', '.join(p.describe() for p in stopped) if stopped else ''}; "
           f"{len(left)} still running")
     return 0
 

@@ -144,6 +144,9 @@ class LabLike(Protocol):
     def device_pids(self) -> list[int]:
         """Host-visible pids of the processes serving the devices."""
 
+    def check(self) -> None:
+        """Raise ``LabError`` if a process the lab depends on has died (its watchdog)."""
+
     def unsupported(self, service: Service) -> str | None:
         """Why the lab's devices cannot serve ``service`` (one sentence, for a skip), None if
         they can."""

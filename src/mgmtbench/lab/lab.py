@@ -28,20 +28,20 @@ import itertools
 import logging
 import os
 import shutil
-import signal
+import socket
 import subprocess
 import sys
-import threading
 import time
+import weakref
 from pathlib import Path
-from types import FrameType, TracebackType
+from types import TracebackType
 from typing import Any
 
 from pyroute2 import IPRoute, netns
 
 from mgmtbench.emulator.options import Credentials, EmulatorOptions, SshServerOptions
 from mgmtbench.errors import LabError, LabNeedsPrivileges, UsageError
-from mgmtbench.lab import procfs, runtimes
+from mgmtbench.lab import interrupts, processes, procfs, runtimes, watchdog
 from mgmtbench.lab.backends import LinkBackend, LinkEnds, choose
 from mgmtbench.lab.calibrate import Calibration, calibrate
 from mgmtbench.lab.cleanup import clean_stale
@@ -49,7 +49,8 @@ from mgmtbench.lab.facts import LabDevice as LabDevice  # re-exported: their hom
 from mgmtbench.lab.facts import LabFacts
 from mgmtbench.lab.facts import LinkCounters as LinkCounters
 from mgmtbench.lab.failures import lab_failures
-from mgmtbench.lab.netns import NETNS_DIR, PREFIX, link_index, run_in
+from mgmtbench.lab.netns import NETNS_DIR, PREFIX, link_index, namespace_id, run_in
+from mgmtbench.lab.processes import ProcessRecord
 from mgmtbench.lab.profiles import LinkProfile
 from mgmtbench.lab.runtimes import DeviceRuntime, DeviceSpec, RuntimeContext
 from mgmtbench.lab.runtimes.netns import start_in_netns, stop_processes
@@ -62,6 +63,8 @@ MAX_LABS = 64
 _SERIAL = itertools.count(1)
 MAX_DEVICES = 1022
 ECHO_PORT = 7
+LAB_RANGE = ipaddress.IPv4Network("198.18.0.0/15")  # RFC 2544: every lab address is in it
+MAIN_TABLE = 254
 SSH_PORT, HTTPS_PORT = 22, 443
 
 
@@ -81,9 +84,15 @@ def has_net_admin() -> bool:
     return bool(caps & (1 << procfs.CAP_NET_ADMIN)) and bool(caps & (1 << procfs.CAP_SYS_ADMIN))
 
 
-def _addresses(index: int, devices: int) -> tuple[str, str, str, list[str]]:
+def _networks(index: int) -> tuple[ipaddress.IPv4Network, ipaddress.IPv4Network]:
+    """Lab ``index``'s link net and device subnet."""
     link = ipaddress.IPv4Network(f"198.19.{index}.0/30")
     subnet = list(ipaddress.IPv4Network("198.18.0.0/16").subnets(new_prefix=22))[index]
+    return link, subnet
+
+
+def _addresses(index: int, devices: int) -> tuple[str, str, str, list[str]]:
+    link, subnet = _networks(index)
     hosts = [str(subnet.network_address + 1 + i) for i in range(devices)]
     return str(link.network_address + 1), str(link.network_address + 2), str(subnet), hosts
 
@@ -112,7 +121,7 @@ class Lab:
         credentials: Credentials | None = None,
         calibration_samples: int = 20,
         state_dir: Path | None = None,
-        runtime: str = "netns",
+        runtime: str | DeviceRuntime = "netns",
         image: str | None = None,
         emulator_processes: int = 1,
         ssh: SshServerOptions | None = None,
@@ -126,8 +135,10 @@ class Lab:
         self.ssh = ssh or SshServerOptions()
         self.profile = profile.validate()
         self.backend_class = choose(backend, profile)
-        self.runtime: DeviceRuntime = runtimes.choose(
-            runtime, runtimes.RuntimeOptions(image=image, processes=emulator_processes))
+        # A runtime by name, or one the caller made (the edge proxy's hops: lab/chain.py).
+        self.runtime: DeviceRuntime = runtime if isinstance(runtime, DeviceRuntime) else (
+            runtimes.choose(runtime, runtimes.RuntimeOptions(image=image,
+                                                             processes=emulator_processes)))
         self.runtime.check_ssh(self.ssh)  # before anything is built
         self.device_count = devices
         self.platform = platform
@@ -140,8 +151,12 @@ class Lab:
         self.devices: list[LabDevice] = []
         self.calibration: Calibration | None = None
         self.echo_address: str | None = None  # the calibration echo server's (ECHO_PORT)
+        # The link's two addresses (benchmark side, lab side) and the devices' subnet, once up.
+        self.link_ips: tuple[str, str] | None = None
+        self.subnet: str | None = None
         self._processes: list[subprocess.Popen[bytes]] = []
-        self._old_sigterm: object = None
+        self._signals = False  # SIGINT and SIGTERM taken over (interrupts.acquire)
+        self._taps: weakref.WeakSet[WireTap] = weakref.WeakSet()  # watched while they capture
 
     # --- public API -------------------------------------------------------------------------
 
@@ -183,9 +198,31 @@ class Lab:
         return self.runtime.device_pids()
 
     def counters(self) -> LinkCounters:
-        """The host interface's kernel counters (tx: towards the devices)."""
+        """The host interface's kernel counters (tx: towards the devices); :meth:`check` first,
+        so counters taken around a benchmark's timed part fail it if the lab died meanwhile."""
         assert self.state is not None
+        self.check()
         return read_counters(self.state.host_if)
+
+    def check(self) -> None:
+        """Raise :class:`~mgmtbench.errors.LabError` naming the first process the lab depends
+        on that has died (the delay line, the echo server, a device process or container, a
+        wire tap while it captures) and how (exit status, signal, the last line of its log).
+
+        The lab's watchdog: :meth:`counters` and :meth:`wire_tap` call it, and mgmtbench's pytest
+        plugin calls it for every lab a test used, before and after the test, so a benchmark
+        fails with this message instead of measuring a dead link. A lab that is down passes."""
+        state = self.state
+        if state is None:
+            return
+        dead = [d for r in state.processes if (d := processes.death(state.lab_id, r))]
+        dead += [f for tap in list(self._taps) if (f := tap.failure())]
+        if (failure := self.runtime.failure()) is not None:
+            dead.append(failure)
+        if dead:
+            more = f" (and {len(dead) - 1} more)" if len(dead) > 1 else ""
+            raise LabError(f"lab {state.lab_id} ({self.profile.name}): its {dead[0]}{more}; "
+                           "what is measured on it now measures a dead link or device")
 
     def wire_tap(self, settle: float = 0.0, probe: bool = False) -> WireTap:
         """A capture of the link's benchmark-side interface (the one this lab made) that counts
@@ -196,8 +233,11 @@ class Lab:
         if self.state is None:
             raise UsageError("the lab is not up: enter its with block (or call up()) before "
                              "tapping its link")
-        return WireTap(self.state.host_if, settle=settle,
-                       probe=self.echo_address if probe else None)
+        self.check()
+        tap = WireTap(self.state.host_if, settle=settle,
+                      probe=self.echo_address if probe else None, lab_id=self.state.lab_id)
+        self._taps.add(tap)
+        return tap
 
     def link_stats(self) -> dict[str, Any] | None:
         """The link backend's own tally (the ``tun`` delay line's: see
@@ -227,48 +267,71 @@ class Lab:
         )
 
     def up(self) -> Lab:
-        """Build the lab (a lab that is up stays as it is); a failure removes what was built."""
+        """Build the lab (a lab that is up stays as it is); a failure removes what was built.
+
+        From the first step to the last, SIGINT and SIGTERM unwind it (``KeyboardInterrupt``)
+        and :meth:`down` removes what was built; every process it starts is recorded in its
+        state before anything waits on it (:mod:`.processes`)."""
         if self.state is not None:
             return self
-        with lab_failures("the lab could not be registered"), registry_lock():
-            # Labs started at the same time by other processes pick other indexes.
-            clean_stale()
-            index = next((i for i in range(MAX_LABS) if i not in used_indexes()), None)
-            if index is None:
-                raise UsageError(f"{MAX_LABS} labs are already running: stop one first")
-            lab_id = f"{os.getpid()}-{index}-{next(_SERIAL)}"
-            self.state = LabState(lab_id=lab_id, index=index, owner_pid=os.getpid(),
-                                  netns=PREFIX + lab_id, host_if=f"mgb{index}h")
-            self.state.save()
-        self._catch_sigterm()
+        self._signals = interrupts.acquire()
         try:
+            index = self._register()
             with lab_failures("the lab network could not be built"):
                 self._build(index)
         except BaseException:
             self.down()
             raise
+        watchdog.use(self)
         return self
 
     def down(self) -> None:
-        """Stop everything the lab started and remove what it created. Safe to call twice."""
-        with lab_failures("the lab could not be removed"):
+        """Stop everything the lab started and remove what it created. Safe to call twice; a
+        signal that arrives meanwhile is raised once it is done."""
+        with interrupts.held(), lab_failures("the lab could not be removed"):
             try:
                 self.runtime.stop()
             finally:
-                stop_processes(self._processes)
-                self._processes.clear()
-                self._teardown_network()
+                try:
+                    stop_processes(self._processes)
+                    self._processes.clear()
+                    if self.backend is not None:
+                        self.backend.down()
+                        self.backend = None
+                finally:
+                    self._teardown()
 
-    def _teardown_network(self) -> None:
-        if self.backend is not None:
-            self.backend.down()
-            self.backend = None
-        if self.state is not None:
-            if self.state.netns in netns.listnetns():
-                netns.remove(self.state.netns)
-            shutil.rmtree(self.state.folder, ignore_errors=True)
-            self.state = None
-        self._restore_sigterm()
+    def _register(self) -> int:
+        """Pick a free index and write the lab's state; return the index."""
+        with interrupts.held(), lab_failures("the lab could not be registered"), registry_lock():
+            # Labs started at the same time by other processes pick other indexes.
+            clean_stale()
+            index = _free_index()
+            lab_id = f"{os.getpid()}-{index}-{next(_SERIAL)}"
+            self.state = LabState(lab_id=lab_id, index=index, owner_pid=os.getpid(),
+                                  owner_start=procfs.start_time(os.getpid()),
+                                  netns=PREFIX + lab_id, host_if=f"mgb{index}h")
+            processes.register(self.state)
+            self.state.save()
+        return index
+
+    def _teardown(self) -> None:
+        """After the runtime and the backend: what the lab started that they did not stop (a
+        start interrupted before they held it), whatever still carries the lab's mark, then its
+        namespace and state."""
+        state = self.state
+        try:
+            if state is not None:
+                processes.stop(state.processes, state.lab_id)
+                processes.stop_marked(lambda lab_id: lab_id == state.lab_id)
+                if state.netns in netns.listnetns():
+                    netns.remove(state.netns)
+                shutil.rmtree(state.folder, ignore_errors=True)
+                processes.forget(state.lab_id)
+                self.state = None
+        finally:
+            interrupts.release(self._signals)
+            self._signals = False
 
     def __enter__(self) -> Lab:
         return self.up()
@@ -282,14 +345,22 @@ class Lab:
     def _build(self, index: int) -> None:
         assert self.state is not None
         state = self.state
-        netns.create(state.netns)
-        _wait_mounted(NETNS_DIR / state.netns)
+        with interrupts.held():  # pyroute2 makes it in a helper process: all of it, or none
+            netns.create(state.netns)
+            _wait_mounted(NETNS_DIR / state.netns)
         ends = LinkEnds(state.lab_id, state.netns, state.host_if, f"mgb{index}d")
         self.backend = self.backend_class(ends, self.profile)
         self.backend.up()
-        state.pids = self.backend.pids()
+        with IPRoute() as ipr:
+            state.host_ifindex = link_index(ipr, state.host_if)
+        state.host_netns = namespace_id()
+        for pid in self.backend.pids():  # a backend that did not start it through processes.spawn
+            if pid not in state.pids:
+                with contextlib.suppress(OSError, ValueError):
+                    state.processes.append(ProcessRecord.of(f"{self.backend_name} link", pid))
         state.save()
         host_ip, dev_ip, subnet, addresses = _addresses(index, self.device_count)
+        self.link_ips, self.subnet = (host_ip, dev_ip), subnet
         self._configure(ends, host_ip, dev_ip, subnet, addresses)
         names = EmulatorOptions(hostname=self.hostname, devices=self.device_count).hostnames()
         context = RuntimeContext(
@@ -321,24 +392,6 @@ class Lab:
         with contextlib.suppress(OSError):  # IPv4 only: keep IPv6 chatter out of the counts
             procfs.disable_ipv6(ends.host_if)
 
-    # --- signals ----------------------------------------------------------------------------
-
-    def _catch_sigterm(self) -> None:
-        """SIGTERM unwinds like Ctrl-C (KeyboardInterrupt, which pytest also obeys: it stops the
-        session and runs fixture teardown), so `down` runs. Main thread only."""
-        if threading.current_thread() is not threading.main_thread():
-            return
-        current = signal.getsignal(signal.SIGTERM)
-        if current in (signal.SIG_DFL, None):
-            self._old_sigterm = current
-            signal.signal(signal.SIGTERM, _raise_exit)
-
-    def _restore_sigterm(self) -> None:
-        if self._old_sigterm is not None and threading.current_thread() is threading.main_thread():
-            with contextlib.suppress(ValueError, TypeError):
-                signal.signal(signal.SIGTERM, self._old_sigterm)  # type: ignore[arg-type]
-            self._old_sigterm = None
-
 
 def _wait_mounted(path: Path) -> None:
     """pyroute2 mounts a new namespace from a helper process: wait until it is there."""
@@ -349,5 +402,31 @@ def _wait_mounted(path: Path) -> None:
     raise LabError(f"network namespace {path.name} was not created")
 
 
-def _raise_exit(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
+def _free_index() -> int:
+    """The lowest lab index that no running lab uses and that nothing in this namespace claims:
+    no interface named after it (``mgb{i}h``, ``mgb{i}d``) and no route or address in its link
+    net or device subnet. Such things are someone else's (another user's lab, a chain's routes,
+    a tool's interface), to be left as they are, so their index is skipped."""
+    with IPRoute() as ipr:
+        names = {link.get("ifname") for link in ipr.get_links()}
+        claimed = [ipaddress.IPv4Network(f"{r.get_attr('RTA_DST')}/{r['dst_len']}", strict=False)
+                   for r in ipr.get_routes(family=socket.AF_INET, table=MAIN_TABLE)
+                   if r.get_attr("RTA_DST")]
+        claimed += [ipaddress.IPv4Network(f"{a.get_attr('IFA_ADDRESS')}/{a['prefixlen']}",
+                                          strict=False) for a in ipr.get_addr(family=socket.AF_INET)]
+    lab_range = [n for n in claimed if n.overlaps(LAB_RANGE)]
+    used = used_indexes()
+    taken: dict[int, list[str]] = {}
+    for i in range(MAX_LABS):
+        if i in used:
+            continue
+        link, subnet = _networks(i)
+        taken[i] = sorted(names & {f"mgb{i}h", f"mgb{i}d"}) + [
+            str(n) for n in lab_range if n.overlaps(link) or n.overlaps(subnet)]
+    index = next((i for i, what in taken.items() if not what), None)
+    if index is None:
+        examples = ", ".join(w for what in list(taken.values())[:3] for w in what)
+        raise UsageError(f"no lab index is free: {len(used)} lab(s) run here"
+                         + (f" and interfaces or routes like a lab's ({examples} ...) hold the "
+                            f"other {len(taken)}: remove them" if taken else ": stop one first"))
+    return index

@@ -80,6 +80,9 @@ class LocalLab:
         """None of its own: the emulator runs in a thread of this process."""
         return []
 
+    def check(self) -> None:
+        """Nothing to watch: its servers are threads of this process, with no link between."""
+
     def counters(self) -> LinkCounters:
         """Loopback's counters (shared with the rest of the machine)."""
         return read_counters("lo")

@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from mgmtbench.lab.processes import environment
+
 NETNS_DIR = Path("/var/run/netns")
 CLONE_NEWNET = 0x40000000
 PREFIX = "mgmtbench-"
@@ -47,11 +49,20 @@ def lab_namespaces() -> list[str]:
     return sorted(p.name for p in NETNS_DIR.iterdir() if p.name.startswith(PREFIX))
 
 
+def namespace_id(path: Path = Path("/proc/thread-self/ns/net")) -> str:
+    """Which network namespace ``path`` is (by default the calling thread's): ``dev:inode``."""
+    st = os.stat(path)
+    return f"{st.st_dev}:{st.st_ino}"
+
+
 def run_in(name: str, module: str, spec: dict[str, object]) -> None:
-    """Run ``python -m module SPEC_JSON`` inside namespace ``name``; raise with its last error line."""
+    """Run ``python -m module SPEC_JSON`` inside namespace ``name``; raise with its last error
+    line. The process carries the mark of the lab the namespace is named after (see
+    :mod:`.processes`), so a clean-up finds it should it outlive an interrupted start."""
+    env = environment(name.removeprefix(PREFIX))
     result = subprocess.run(
         [sys.executable, "-m", "mgmtbench.lab.nsexec", name, sys.executable, "-m", module,
-         json.dumps(spec)], capture_output=True, text=True, timeout=START_TIMEOUT)
+         json.dumps(spec)], capture_output=True, text=True, timeout=START_TIMEOUT, env=env)
     if result.returncode != 0:
         lines = result.stderr.strip().splitlines()
         raise RuntimeError(f"{module} in {name} failed: {lines[-1] if lines else result.returncode}")

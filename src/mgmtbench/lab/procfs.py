@@ -47,6 +47,27 @@ def rss_bytes(pid: int) -> int:
         raise ValueError(f"/proc/{pid}/statm: too few fields") from None
 
 
+def stat_fields(pid: int) -> list[str]:
+    """The fields of ``/proc/PID/stat`` after the command name (which may hold spaces and
+    parentheses): index 0 is the state (field 3 of the line), index 19 the start time (field 22)."""
+    fields = (PROC / str(pid) / "stat").read_text().rpartition(")")[2].split()
+    if len(fields) < 20:
+        raise ValueError(f"/proc/{pid}/stat: too few fields")
+    return fields
+
+
+def start_time(pid: int) -> int:
+    """When process ``pid`` started, in clock ticks since boot (``/proc/PID/stat`` field 22):
+    with the pid, who the process is (a pid is reused, a pid and its start time are not)."""
+    return int(stat_fields(pid)[19])
+
+
+def environment(pid: int) -> list[bytes]:
+    """The environment process ``pid`` was started with (``/proc/PID/environ``), as
+    ``NAME=value`` entries; empty for a kernel thread or a zombie."""
+    return (PROC / str(pid) / "environ").read_bytes().split(b"\0")
+
+
 def process_exists(pid: int) -> bool:
     """Whether process ``pid`` exists (``/proc/PID``)."""
     return (PROC / str(pid)).exists()

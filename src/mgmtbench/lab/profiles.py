@@ -42,6 +42,20 @@ class LinkProfile:
         return any((self.rtt_ms, self.jitter_ms, self.loss_pct, self.rate_mbit,
                     self.reorder_pct, self.duplicate_pct))
 
+    @property
+    def impairments(self) -> dict[str, str]:
+        """What the profile impairs, by the names link backends' ``supports`` use (``delay``,
+        ``jitter``, ``loss``, ``rate``, ``reorder``, ``duplicate``), each with its setting."""
+        settings = {
+            "delay": (self.rtt_ms, f"{self.rtt_ms:g} ms RTT"),
+            "jitter": (self.jitter_ms, f"{self.jitter_ms:g} ms jitter"),
+            "loss": (self.loss_pct, f"{self.loss_pct:g} % loss"),
+            "rate": (self.rate_mbit, f"{self.rate_mbit:g} Mbit/s"),
+            "reorder": (self.reorder_pct, f"{self.reorder_pct:g} % reordering"),
+            "duplicate": (self.duplicate_pct, f"{self.duplicate_pct:g} % duplication"),
+        }
+        return {name: text for name, (value, text) in settings.items() if value}
+
     def as_dict(self) -> dict[str, object]:
         """The profile's fields."""
         return asdict(self)

@@ -1,8 +1,11 @@
 """What a running lab owns, written down so a later run can clean up after a SIGKILL.
 
-Each lab has ``/run/mgmtbench/labs/<lab id>/state.json``: the owner's pid, its namespace, its host
-interface, the pids of the processes it started and the names of the device containers it ran. A
-lab whose owner is gone is stale: :mod:`mgmtbench.lab.cleanup` removes what it recorded.
+Each lab has ``/run/mgmtbench/labs/<lab id>/state.json``: the owner's pid and start time, its
+namespace, its host interface (name, index and the namespace it is in), the processes it started
+(:class:`~mgmtbench.lab.processes.ProcessRecord`: name, pid, start time, log; each recorded as it
+starts) and the names of the device containers it ran. A lab whose owner no longer runs (gone, a
+zombie, or its pid now another process's) is stale: :mod:`mgmtbench.lab.cleanup` removes what
+it recorded.
 """
 
 from __future__ import annotations
@@ -14,6 +17,10 @@ import os
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
+
+from mgmtbench.lab import procfs
+from mgmtbench.lab.processes import ProcessRecord
 
 STATE_ROOT = Path(os.environ.get("MGMTBENCH_LAB_STATE", "/run/mgmtbench/labs"))
 
@@ -26,8 +33,31 @@ class LabState:
     owner_pid: int
     netns: str
     host_if: str
-    pids: list[int] = field(default_factory=list)
+    processes: list[ProcessRecord] = field(default_factory=list)
     containers: list[str] = field(default_factory=list)  # device containers (docker runtime)
+    owner_start: int | None = None  # the owner's start time (/proc/PID/stat field 22)
+    # Once the lab made it: the host interface's index, and the namespace it is in ("dev:inode"
+    # of /proc/thread-self/ns/net): clean-up deletes that interface, never another of its name.
+    host_ifindex: int | None = None
+    host_netns: str | None = None
+
+    @property
+    def pids(self) -> list[int]:
+        """The pids of the processes the lab started."""
+        return [p.pid for p in self.processes]
+
+    def record(self, process: ProcessRecord) -> None:
+        """Add a process the lab started, and save."""
+        self.processes.append(process)
+        self.save()
+
+    def owner_running(self) -> bool:
+        """Whether the lab's owner still runs: the same process (pid and start time), not a
+        zombie."""
+        owner = ProcessRecord("owner", self.owner_pid, self.owner_start)
+        if self.owner_start is None:  # a state from before start times: the pid, not a zombie
+            return runs(self.owner_pid)
+        return owner.running()
 
     @property
     def folder(self) -> Path:
@@ -36,7 +66,9 @@ class LabState:
 
     def save(self) -> None:
         """Write ``state.json`` atomically."""
-        self.folder.mkdir(parents=True, exist_ok=True)
+        # 0711: other users may pass through (the sshd runtime's unprivileged lab user reaches its
+        # scripts below it) but not list it; the files that show credentials are 0600 themselves.
+        self.folder.mkdir(mode=0o711, parents=True, exist_ok=True)
         tmp = self.folder / "state.json.tmp"
         tmp.write_text(json.dumps(asdict(self)))
         tmp.replace(self.folder / "state.json")
@@ -45,8 +77,12 @@ class LabState:
     def load(cls, folder: Path) -> LabState | None:
         """The state in ``folder``, None if it is missing or unreadable."""
         try:
-            return cls(**json.loads((folder / "state.json").read_text()))
-        except (OSError, ValueError, TypeError):
+            data: dict[str, Any] = json.loads((folder / "state.json").read_text())
+            legacy = data.pop("pids", None)  # bare pids: never signalled (no start time)
+            data["processes"] = [ProcessRecord(**p) for p in data.get("processes", [])] + [
+                ProcessRecord("process", int(pid), None) for pid in legacy or []]
+            return cls(**data)
+        except (OSError, ValueError, TypeError, AttributeError):
             return None
 
 
@@ -73,6 +109,16 @@ def alive(pid: int) -> bool:
     return True
 
 
+def runs(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (whoever it is now)."""
+    if not alive(pid):
+        return False
+    try:
+        return procfs.stat_fields(pid)[0] != "Z"
+    except (OSError, ValueError):
+        return False
+
+
 def known_labs() -> list[LabState]:
     """Every lab with a state, its owner alive or not."""
     if not STATE_ROOT.is_dir():
@@ -82,5 +128,5 @@ def known_labs() -> list[LabState]:
 
 
 def used_indexes() -> set[int]:
-    """The indexes of labs whose owner is alive."""
-    return {s.index for s in known_labs() if alive(s.owner_pid)}
+    """The indexes of labs whose owner runs."""
+    return {s.index for s in known_labs() if s.owner_running()}

@@ -68,6 +68,7 @@ import contextlib
 import json
 import os
 import select
+import signal
 import socket
 import struct
 import subprocess
@@ -78,6 +79,7 @@ from types import TracebackType
 
 from mgmtbench.errors import LabError, UsageError
 from mgmtbench.lab.calibrate import icmp_checksum
+from mgmtbench.lab.processes import environment
 
 ETH_P_ALL, ETH_P_IP = 0x0003, 0x0800
 PACKET_OUTGOING = 4  # sll_pkttype of a packet this host sends
@@ -160,14 +162,17 @@ class WireTap:
     taking the totals (for packets still in flight, e.g. the server's FIN). As a context manager
     the tap starts on entry and stops on exit; on an exception it ends its process without
     reading the totals. Either way the process is gone when the ``with`` block is left.
+    ``lab_id``: the lab whose link it taps (its process carries the lab's mark, so the lab's
+    clean-up finds it).
     """
 
     def __init__(self, interface: str | None, *, reason: str = "", settle: float = 0.0,
-                 probe: str | None = None) -> None:
+                 probe: str | None = None, lab_id: str | None = None) -> None:
         self.interface = interface
         self.reason = "" if interface is not None else (reason or "no link to capture")
         self.settle = settle
         self.probe = probe
+        self.lab_id = lab_id
         self._process: subprocess.Popen[str] | None = None
         self._result: WireCount | None = None
 
@@ -183,8 +188,9 @@ class WireTap:
         self._result = None
         process = subprocess.Popen(
             [sys.executable, "-P", __file__, self.interface, *([self.probe] if self.probe else [])],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            start_new_session=True,
+            env=environment(self.lab_id) if self.lab_id is not None else None)
         assert process.stdout is not None
         ready, _, _ = select.select([process.stdout], [], [], START_TIMEOUT)
         line = process.stdout.readline() if ready else ""
@@ -220,6 +226,23 @@ class WireTap:
                            f"{lines[-1] if lines else 'exit ' + str(process.returncode)}")
         self._result = WireCount(**json.loads(out.strip().splitlines()[-1]))
         return self._result
+
+    def failure(self) -> str | None:
+        """How the tap process died while capturing (``wire tap on mgb0h (pid 42) was killed
+        by SIGKILL``), None while it captures or when no window is open."""
+        process = self._process
+        if process is None or process.poll() is None:
+            return None
+        code = process.returncode
+        how = f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
+        with contextlib.suppress(OSError, ValueError):
+            how = f"was killed by {signal.Signals(-code).name}" if code < 0 else how
+        err = ""
+        if process.stderr is not None and not process.stderr.closed:
+            with contextlib.suppress(OSError, ValueError):
+                lines = process.stderr.read().strip().splitlines()
+                err = f" ({lines[-1]})" if lines else ""
+        return f"wire tap on {self.interface} (pid {process.pid}) {how}{err}"
 
     def abort(self) -> None:
         """End the tap process without its totals (safe to call at any time)."""

@@ -9,6 +9,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from mgmtbench.errors import UsageError
 from mgmtbench.lab.profiles import LinkProfile
 
 
@@ -27,10 +28,13 @@ class LinkBackend(ABC):
     """Creates the link's two interfaces and impairs the traffic between them."""
 
     name: ClassVar[str]
-    #: What the backend can impair (profile fields it honours beyond delay).
+    #: What the backend can impair: the names of :attr:`LinkProfile.impairments` it honours.
     supports: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, ends: LinkEnds, profile: LinkProfile) -> None:
+        refusal = self.refusal(profile)
+        if refusal is not None:
+            raise UsageError(refusal)
         self.ends = ends
         self.profile = profile
 
@@ -38,6 +42,18 @@ class LinkBackend(ABC):
     def unavailable(cls) -> str | None:
         """Why this backend cannot run on this machine (None: it can)."""
         return None
+
+    @classmethod
+    def refusal(cls, profile: LinkProfile) -> str | None:
+        """Why this backend cannot impair a link as ``profile`` says, in one sentence naming
+        what it lacks (None: it can)."""
+        lacking = [text for what, text in profile.impairments.items() if what not in cls.supports]
+        if not lacking:
+            return None
+        can = f"only impairs {', '.join(sorted(cls.supports))}" if cls.supports else \
+            "impairs nothing"
+        return (f"link backend {cls.name!r} {can}, but profile {profile.name!r} asks for "
+                f"{', '.join(lacking)} (--link-backend auto picks one that can)")
 
     @abstractmethod
     def up(self) -> None:

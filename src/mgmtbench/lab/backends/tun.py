@@ -18,13 +18,14 @@ from typing import Any
 
 from mgmtbench.errors import UsageError
 from mgmtbench.lab.backends.base import LinkBackend
+from mgmtbench.lab.processes import spawn
 from mgmtbench.lab.state import STATE_ROOT
 
 
 class TunBackend(LinkBackend):
     """The TUN delay line: a helper process delays every packet in both directions."""
     name = "tun"
-    supports = frozenset({"jitter", "loss", "rate", "reorder", "duplicate"})
+    supports = frozenset({"delay", "jitter", "loss", "rate", "reorder", "duplicate"})
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -59,9 +60,10 @@ class TunBackend(LinkBackend):
         }
         log = self._log = STATE_ROOT / self.ends.lab_id / "delayline.log"
         log.parent.mkdir(parents=True, exist_ok=True)
-        with log.open("wb") as err:
-            self._process = subprocess.Popen(
-                [sys.executable, "-m", "mgmtbench.lab.delayline", json.dumps(spec)],
+        with log.open("wb") as err:  # marked and recorded as the lab's as it starts
+            self._process = spawn(
+                self.ends.lab_id, "delay line",
+                [sys.executable, "-m", "mgmtbench.lab.delayline", json.dumps(spec)], log=log,
                 stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True)
         assert self._process.stdout is not None
         line = self._process.stdout.readline()

@@ -106,6 +106,12 @@ class DeviceRuntime(ABC):
     def device_pids(self) -> list[int]:
         """Host-visible pids of the processes that serve the devices (for CPU time and memory)."""
 
+    def failure(self) -> str | None:
+        """For the lab's watchdog (:meth:`mgmtbench.lab.Lab.check`): which device process died
+        and how, beyond the processes recorded in the lab's state (which the lab checks itself),
+        None if all serve."""
+        return None
+
     @property
     @abstractmethod
     def ca_file(self) -> Path:

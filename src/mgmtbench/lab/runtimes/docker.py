@@ -132,6 +132,13 @@ class DockerRuntime(DeviceRuntime):
         """The containers' main processes that still run."""
         return [pid for pid in self._pids if process_exists(pid)]
 
+    def failure(self) -> str | None:
+        """A device container whose main process is gone."""
+        for name, pid in zip(self._names, self._pids, strict=False):
+            if not process_exists(pid):
+                return f"device container {name} (pid {pid}) exited (see `docker logs {name}`)"
+        return None
+
     @property
     def ca_file(self) -> Path:
         """Every device's CA certificate in one PEM file."""

@@ -14,11 +14,14 @@ import sys
 import time
 from pathlib import Path
 
+from mgmtbench.emulator.options import env_name
 from mgmtbench.errors import UsageError
 from mgmtbench.lab.facts import RuntimeFacts
 from mgmtbench.lab.netns import START_TIMEOUT
+from mgmtbench.lab.processes import retire, spawn
 from mgmtbench.lab.runtimes.base import DeviceRuntime, DeviceSpec, RuntimeContext, RuntimeOptions
 from mgmtbench.lab.state import LabState
+from mgmtbench.privatefiles import open_private, private_folder
 
 
 class NetnsRuntime(DeviceRuntime):
@@ -49,7 +52,7 @@ class NetnsRuntime(DeviceRuntime):
             self._folders.append(folder)
             self._started.append(start_in_netns(context.state, context.folder, name,
                                                 _serve_argv(context, shard, folder),
-                                                "Press Ctrl-C"))
+                                                "Press Ctrl-C", env=_serve_env(context)))
         if len(shards) > 1:
             self.ca_file.write_bytes(b"".join((f / "tls" / "ca.pem").read_bytes()
                                               for f in self._folders))
@@ -110,7 +113,6 @@ def _serve_argv(context: RuntimeContext, devices: list[DeviceSpec], folder: Path
             "--hostname", context.hostname, "--hostnames", ",".join(d.hostname for d in devices),
             "--ssh-port", str(context.ssh_port), "--https-port", str(context.https_port),
             "--platform", context.platform, "--username", creds.username,
-            "--password", creds.password, "--enable-password", creds.enable_secret,
             "--state-dir", str(folder)]
     if creds.authorized_keys is not None:
         argv += ["--authorized-keys", str(creds.authorized_keys)]
@@ -119,18 +121,28 @@ def _serve_argv(context: RuntimeContext, devices: list[DeviceSpec], folder: Path
     return argv
 
 
+def _serve_env(context: RuntimeContext) -> dict[str, str]:
+    """The passwords, for ``mgmtbench serve`` to read from its environment: never in its
+    arguments, which every user of the machine can read (``ps``)."""
+    creds = context.credentials
+    return {env_name("--password"): creds.password,
+            env_name("--enable-password"): creds.enable_secret}
+
+
 def start_in_netns(state: LabState, folder: Path, name: str, argv: list[str], ready: str,
-                   timeout: float = START_TIMEOUT) -> subprocess.Popen[bytes]:
-    """Start ``argv`` inside the lab's namespace, record its pid in ``state``, and wait until its
-    output contains ``ready`` (stdout to ``folder/NAME.out``, stderr to ``folder/NAME.log``)."""
-    folder.mkdir(parents=True, exist_ok=True)
+                   timeout: float = START_TIMEOUT,
+                   env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """Start ``argv`` inside the lab's namespace, recorded in ``state`` as it starts
+    (:func:`~mgmtbench.lab.processes.spawn`), and wait until its output contains ``ready``
+    (stdout to ``folder/NAME.out``, stderr to ``folder/NAME.log``, both 0600: they may show
+    credentials). ``env``: variables to add to its environment (secrets go there)."""
+    private_folder(folder)
     out_path, err_path = folder / f"{name}.out", folder / f"{name}.log"
-    with out_path.open("wb") as out, err_path.open("wb") as err:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "mgmtbench.lab.nsexec", state.netns, *argv], stdout=out,
-            stderr=err, stdin=subprocess.DEVNULL, start_new_session=True)
-    state.pids.append(process.pid)
-    state.save()
+    with open_private(out_path) as out, open_private(err_path) as err:
+        process: subprocess.Popen[bytes] = spawn(
+            state.lab_id, name, [sys.executable, "-m", "mgmtbench.lab.nsexec", state.netns, *argv],
+            log=err_path, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+            start_new_session=True)
     deadline = time.monotonic() + timeout
     while ready not in out_path.read_text(errors="replace"):
         if process.poll() is not None:
@@ -146,7 +158,10 @@ def start_in_netns(state: LabState, folder: Path, name: str, argv: list[str], re
 
 
 def stop_processes(processes: list[subprocess.Popen[bytes]]) -> None:
-    """SIGTERM, then SIGKILL what is still there after 10 s."""
+    """SIGTERM, then SIGKILL what is still there after 10 s (their end is no death to report:
+    :func:`~mgmtbench.lab.processes.retire`)."""
+    for process in processes:
+        retire(process.pid)
     for process in reversed(processes):
         if process.poll() is None:
             process.terminate()

@@ -61,6 +61,7 @@ from mgmtbench.emulator.session import CliSession, Mode
 from mgmtbench.emulator.transcripts import load_platform
 from mgmtbench.errors import UsageError
 from mgmtbench.lab.facts import RuntimeFacts
+from mgmtbench.lab.processes import spawn
 from mgmtbench.lab.procfs import PROC
 from mgmtbench.lab.runtimes.base import DeviceRuntime, DeviceSpec, RuntimeContext, RuntimeOptions
 from mgmtbench.lab.runtimes.netns import stop_processes
@@ -197,6 +198,16 @@ class SshdRuntime(DeviceRuntime):
         if self._launcher is None or self._launcher.poll() is not None:
             return []
         return [pid for init in _children(self._launcher.pid) for pid in _children(init)]
+
+    def failure(self) -> str | None:
+        """A device whose ``sshd`` is gone (the launcher itself is in the lab's records)."""
+        if self._launcher is None or self._launcher.poll() is not None or self._folder is None:
+            return None
+        listening, devices = len(self.device_pids()), len(list(self._folder.glob("device-*")))
+        if listening >= devices:
+            return None
+        return (f"sshd of {devices - listening} of {devices} device(s) is gone (see "
+                f"{self._folder}/device-*/sshd.log)")
 
     @property
     def ca_file(self) -> Path:
@@ -513,10 +524,9 @@ def _launch(context: RuntimeContext, folder: Path,
             "/bin/sh", "-c", _INIT, "mgmtbench-sshd-init",
             str(folder / "passwd"), str(folder / "shadow"), SSHD, *map(str, devices)]
     with (folder / "launcher.log").open("wb") as log:
-        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                   start_new_session=True)
-    context.state.pids.append(process.pid)
-    context.state.save()
+        process: subprocess.Popen[bytes] = spawn(
+            context.state.lab_id, "sshd launcher", argv, log=folder / "launcher.log",
+            stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
     return process
 
 
