@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
-from mgmtbench.errors import UsageError
+from mgmtbench.errors import ResultsError, UsageError
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,6 +27,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="rankings (the SSH algorithm matrix's fastest cells): rows shown "
                         "(default: 10)")
     p.set_defaults(run=run)
+
+
+def _warn_skipped(error: ResultsError) -> None:
+    print(f"mgmtbench: warning: skipped {' '.join(str(error).split())}", file=sys.stderr)
 
 
 def _positive(text: str) -> int:
@@ -55,7 +60,10 @@ def run(args: argparse.Namespace) -> int:
     runs = args.runs or saved_runs()
     if not runs:
         raise UsageError("no runs: give JSON files or run `nox -s bench` first")
+    # A run named on the command line must be usable; one found under .benchmarks/ is skipped
+    # with a warning if it is not (the others still make a report).
+    skip = None if args.runs else _warn_skipped
     path = write_report(list(runs), args.out, baseline, workers=args.workers,
-                        commands=args.project_commands, top=args.top)
+                        commands=args.project_commands, top=args.top, skip=skip)
     print(f"report written to {path}")
     return 0

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import math
+from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 from mgmtbench.errors import ResultsError
@@ -16,6 +17,23 @@ def _need(frame: pd.DataFrame, columns: list[str]) -> None:
     if missing:
         raise ResultsError(f"these runs have no {', '.join(missing)} column(s): they are not "
                            "transport-mode benchmarks")
+
+
+def cells(frame: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    """One row per distinct ``keys`` (those of them ``frame`` has): a benchmark repeated in a
+    run gets the mean of its repeats' float columns and its first row's other values;
+    ``frame`` itself when nothing repeats (or the keys hold values that cannot be compared)."""
+    keys = [k for k in keys if k in frame]
+    try:
+        if not keys or not frame.duplicated(keys).any():
+            return frame
+    except TypeError:  # unhashable values (lists) in a key column: nothing to group by
+        return frame
+    floats = [c for c in frame.columns
+              if c not in keys and pd.api.types.is_float_dtype(frame[c])]
+    how = {c: "mean" if c in floats else "first" for c in frame.columns if c not in keys}
+    grouped = frame.groupby(keys, sort=False, dropna=False).agg(how).reset_index()
+    return grouped[list(frame.columns)]
 
 
 def speedups(frame: pd.DataFrame, baseline: tuple[str, str] | None = None) -> pd.DataFrame:
@@ -62,16 +80,15 @@ def deltas(old: pd.DataFrame, new: pd.DataFrame, keys: list[str] | None = None,
     columns = [*keys, "mean_ms", "stddev_ms", "rounds"]
     _need(old, columns)
     _need(new, columns)
-    merged = old[columns].merge(new[columns], on=keys, suffixes=("_old", "_new"))
+    old, new = cells(old[columns], keys), cells(new[columns], keys)  # a row per benchmark
+    merged = old.merge(new, on=keys, suffixes=("_old", "_new"))
     if merged.empty:
         raise ResultsError("the two runs have no benchmark in common (different params?)")
-
-    def noise(row: pd.Series) -> float:
-        return math.sqrt(row["stddev_ms_old"] ** 2 / max(row["rounds_old"], 1)
-                         + row["stddev_ms_new"] ** 2 / max(row["rounds_new"], 1))
-
+    rounds_old = pd.to_numeric(merged["rounds_old"], errors="coerce").fillna(1).clip(lower=1)
+    rounds_new = pd.to_numeric(merged["rounds_new"], errors="coerce").fillna(1).clip(lower=1)
     merged["change_pct"] = (merged["mean_ms_new"] / merged["mean_ms_old"] - 1) * 100
-    merged["noise_ms"] = merged.apply(noise, axis=1)
+    merged["noise_ms"] = np.sqrt(merged["stddev_ms_old"] ** 2 / rounds_old
+                                 + merged["stddev_ms_new"] ** 2 / rounds_new)
     difference = (merged["mean_ms_new"] - merged["mean_ms_old"]).abs()
     merged["significant"] = (difference > sigmas * merged["noise_ms"]) & (
         merged["change_pct"].abs() > 2)

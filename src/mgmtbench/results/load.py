@@ -16,31 +16,30 @@ before they did (such as ``docs/report-2026-11-22/nox-bench-run.json`` and
    then (``LEGACY_FILES``, ``LEGACY_FUNCTIONS``): ``benchmarks/test_lab_throughput.py`` ->
    ``"lab-throughput"`` ...;
 4. otherwise ``"other"``.
+
+Each file is read as a stream and checked as it is read (:mod:`mgmtbench.results.runfile`: what
+a run file must hold, and the one-line errors), its rows gathered column by column.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from mgmtbench.errors import ResultsError
+from mgmtbench.results.runfile import (
+    LEGACY_FILES,
+    LEGACY_FUNCTIONS,
+    STATS_MS,
+    RunFile,
+    infer_experiment,
+)
 
-STATS_MS = ("min", "max", "mean", "median", "stddev", "q1", "q3", "iqr")
-# Experiments of runs saved without extra_info["experiment"], by test file and by test function.
-# Frozen: they describe those old runs, not the benchmarks of today.
-LEGACY_FILES = {"test_transport_modes": "transport", "test_concurrency": "concurrency",
-                "test_fleet_lab": "fleet-lab", "test_emulator_baseline": "emulator-baseline",
-                "test_emulator_capacity": "emulator-capacity",
-                "test_lab_throughput": "lab-throughput"}
-LEGACY_FUNCTIONS = {"test_transport_mode": "transport", "test_fleet": "concurrency",
-                    "test_fleet_sweep": "fleet-lab",
-                    "test_openssh_exec_show_version": "emulator-baseline",
-                    "test_concurrent_idle_sessions": "emulator-capacity",
-                    "test_bulk_throughput": "lab-throughput"}
+__all__ = ["LEGACY_FILES", "LEGACY_FUNCTIONS", "STATS_MS", "infer_experiment", "load_run",
+           "load_runs", "saved_runs"]
 
 
 def saved_runs(storage: Path = Path(".benchmarks")) -> list[Path]:
@@ -49,69 +48,70 @@ def saved_runs(storage: Path = Path(".benchmarks")) -> list[Path]:
 
 
 def load_runs(paths: Iterable[Path | str] | None = None,
-              storage: Path = Path(".benchmarks")) -> pd.DataFrame:
-    """Rows of every benchmark in ``paths`` (default: every saved run under ``storage``)."""
+              storage: Path = Path(".benchmarks"),
+              skip: Callable[[ResultsError], None] | None = None) -> pd.DataFrame:
+    """Rows of every benchmark in ``paths`` (default: every saved run under ``storage``).
+
+    A file that is not a usable run raises :class:`ResultsError` (its name and what is wrong);
+    with ``skip``, it is passed the error instead and the file left out (an error still if no
+    file is left)."""
     files = [Path(p) for p in paths] if paths is not None else saved_runs(storage)
     if not files:
         raise ResultsError(f"no runs to load: give JSON files or save runs under {storage}/ "
                            "(pytest --benchmark-autosave)")
-    rows = [row for path in files for row in _rows(path)]
-    frame = pd.DataFrame(rows)
+    frames = []
+    for path in files:
+        try:
+            frames.append(load_run(path))
+        except ResultsError as exc:
+            if skip is None:
+                raise
+            skip(exc)
+    if not frames:
+        raise ResultsError(f"none of the {len(files)} run files could be used")
+    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+
+
+def load_run(path: Path) -> pd.DataFrame:
+    """One run file's rows (see the module's docstring), read as a stream: memory grows with
+    the rows kept, not with the file's JSON."""
+    run = RunFile(path)
+    columns = _Columns()
+    for row in run.rows():
+        columns.add(row)
+    frame = pd.DataFrame(columns.data)
+    for position, (column, value) in enumerate((
+            ("run", path.stem), ("run_time", run.datetime), ("commit", run.commit),
+            ("dirty", run.dirty), ("machine", run.machine))):
+        frame.insert(position, column, value)
     for column in ("commands", "concurrency"):
         if column in frame:
             frame[column] = pd.to_numeric(frame[column], errors="coerce")
     return frame
 
 
-def _rows(path: Path) -> list[dict[str, Any]]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ResultsError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ResultsError(f"{path}: not a JSON file ({exc.__class__.__name__})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
-        raise ResultsError(f"{path}: not pytest-benchmark JSON (no 'benchmarks' list); make it "
-                           "with pytest --benchmark-json FILE or --benchmark-autosave")
-    if not data["benchmarks"]:
-        raise ResultsError(f"{path}: the run has no benchmarks (all skipped or failed?)")
-    commit = data.get("commit_info") or {}
-    machine = data.get("machine_info") or {}
-    rows = []
-    for bench in data["benchmarks"]:
-        stats = bench.get("stats") or {}
-        params = bench.get("params") or {}
-        extra = bench.get("extra_info") or {}
-        row: dict[str, Any] = {
-            "run": path.stem,
-            "run_time": data.get("datetime"),
-            "commit": (commit.get("id") or "")[:12],
-            "dirty": commit.get("dirty"),
-            "machine": machine.get("node"),
-            "name": bench.get("name"),
-            "group": bench.get("group"),
-            "experiment": str(extra.get("experiment") or infer_experiment(bench)),
-        }
-        row.update(params)
-        for key in STATS_MS:
-            if key in stats:
-                row[f"{key}_ms"] = stats[key] * 1000
-        row["rounds"] = stats.get("rounds")
-        for key, value in extra.items():
-            row.setdefault(key, json.dumps(value, sort_keys=True) if isinstance(value, dict)
-                           else value)
-        rows.append(row)
-    return rows
+class _Columns:
+    """Rows gathered column by column (a list per column, None where a row has no value), the
+    way a DataFrame is built cheaply: no dict per row is kept, and repeated short strings
+    (client, mode, profile ...) are stored once."""
 
+    def __init__(self) -> None:
+        self.data: dict[str, list[Any]] = {}
+        self.count = 0
+        self._strings: dict[str, str] = {}
 
-def infer_experiment(bench: dict[str, Any]) -> str:
-    """The experiment of a benchmark saved without ``extra_info["experiment"]``: the rules in
-    this module's docstring."""
-    known = {**(bench.get("extra_info") or {}), **(bench.get("params") or {})}
-    if known.get("mode") is not None:
-        return "transport"
-    if known.get("concurrency") is not None:
-        return "concurrency"
-    test_file = Path(str(bench.get("fullname") or "").partition("::")[0]).stem
-    function = str(bench.get("name") or "").partition("[")[0]
-    return LEGACY_FILES.get(test_file) or LEGACY_FUNCTIONS.get(function) or "other"
+    def add(self, row: dict[str, Any]) -> None:
+        """Append one row."""
+        data, count, strings = self.data, self.count, self._strings
+        for key, value in row.items():
+            column = data.get(key)
+            if column is None:
+                column = data[key] = [None] * count
+            if type(value) is str and len(value) <= 64 and key != "name":
+                value = strings.setdefault(value, value)
+            column.append(value)
+        self.count = count = count + 1
+        if len(row) != len(data):
+            for column in data.values():
+                if len(column) < count:
+                    column.append(None)

@@ -6,17 +6,24 @@ the others alphabetically); an experiment without a section module gets a generi
 run's rows are there too (``ReportContext.runs``) for sections that aggregate across runs. With
 two or more runs, the latest is compared with the one before, experiment by experiment (rows
 recorded with ``compare=False``, records of facts rather than measurements, left out).
+
+Runs are read as streams and checked (:mod:`mgmtbench.results.runfile`); a benchmark repeated
+in a run (the same section ``KEYS``) is one row, the mean of its repeats, so tables and charts
+grow with the cells measured, not with the benchmarks. The report is built in a new folder and
+renamed into place at the end (:mod:`mgmtbench.results.output`): nothing partial is left.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pandas as pd
 
-from mgmtbench.results.compare import deltas
-from mgmtbench.results.load import load_runs
+from mgmtbench.errors import ResultsError
+from mgmtbench.results.compare import cells, deltas
+from mgmtbench.results.load import load_run
+from mgmtbench.results.output import staged_folder
 from mgmtbench.results.sections import SectionModule, discover
 from mgmtbench.results.sections.base import ReportContext, Section, generic, markdown_table
 
@@ -26,25 +33,37 @@ FIRST = ("transport", "concurrency")  # then the other experiments, alphabetical
 
 
 def write_report(paths: list[Path], out: Path, baseline: tuple[str, str] | None = None,
-                 workers: int = 100, commands: int = 5, top: int = 10) -> Path:
+                 workers: int = 100, commands: int = 5, top: int = 10,
+                 skip: Callable[[ResultsError], None] | None = None) -> Path:
     """Write ``out/report.md`` (and its charts) for the runs in ``paths``; return its path.
     Concurrency runs get curves and a projection to fleets of 100/1,000/10,000 devices with
     ``workers`` concurrent sessions running ``commands`` commands each; rankings show ``top``
-    rows."""
-    frames = [load_runs([p]) for p in paths]
-    out.mkdir(parents=True, exist_ok=True)
-    modules = discover()
-    context = ReportContext(out, baseline, workers=workers, project_commands=commands, top=top,
-                            runs=pd.concat(frames, ignore_index=True))
-    lines = ["# mgmtbench report", "", f"Runs: {', '.join(p.name for p in paths)}", ""]
-    for section in render_sections(frames[-1], context, modules):
-        lines += section.lines
-    if len(frames) > 1:
-        lines += [f"## {paths[-1].name} against {paths[-2].name}", "",
-                  *_comparison(frames[-2], frames[-1], modules)]
-    path = out / "report.md"
-    path.write_text("\n".join(lines))
-    return path
+    rows. A run that cannot be used raises :class:`ResultsError`, or with ``skip`` is passed to
+    it and left out; ``out`` is written whole or not at all."""
+    with staged_folder(out) as stage:
+        used, frames = [], []
+        for path in paths:
+            try:
+                frames.append(load_run(path))
+                used.append(path)
+            except ResultsError as exc:
+                if skip is None:
+                    raise
+                skip(exc)
+        if not frames:
+            raise ResultsError(f"none of the {len(paths)} run files could be used")
+        modules = discover()
+        context = ReportContext(stage, baseline, workers=workers, project_commands=commands,
+                                top=top, runs=frames[0] if len(frames) == 1
+                                else pd.concat(frames, ignore_index=True))
+        lines = ["# mgmtbench report", "", f"Runs: {', '.join(p.name for p in used)}", ""]
+        for section in render_sections(frames[-1], context, modules):
+            lines += section.lines
+        if len(frames) > 1:
+            lines += [f"## {used[-1].name} against {used[-2].name}", "",
+                      *_comparison(frames[-2], frames[-1], modules)]
+        (stage / "report.md").write_text("\n".join(lines))
+    return out / "report.md"
 
 
 def ordered(experiments: Iterable[str]) -> list[str]:
@@ -60,9 +79,18 @@ def render_sections(frame: pd.DataFrame, context: ReportContext,
     modules = discover() if modules is None else modules
     sections = []
     for experiment in ordered(frame["experiment"]):
-        rows = frame[frame["experiment"] == experiment]
         module = modules.get(experiment)
-        sections.append(module.render(rows, context) if module else generic(experiment, rows))
+        keys = module.keys if module else ("name",)
+        rows = frame[frame["experiment"] == experiment]
+        distinct = cells(rows, keys)
+        section = module.render(distinct, context) if module else generic(experiment, distinct)
+        if len(distinct) < len(rows):
+            note = (f"{len(rows):,} benchmarks in {len(distinct):,} cells: a benchmark repeated "
+                    f"with the same {', '.join(k for k in keys if k in rows)} is shown once, "
+                    "its figures the mean of its repeats.")
+            section = Section([*section.lines[:2], note, "", *section.lines[2:]],
+                              section.charts)
+        sections.append(section)
     return sections
 
 
@@ -84,8 +112,8 @@ def _comparison(old: pd.DataFrame, new: pd.DataFrame,
     for experiment in common:
         module = modules.get(experiment)
         keys = [k for k in (module.keys if module else ()) if k in old and k in new] or ["name"]
-        before = old[old["experiment"] == experiment]
-        after = new[new["experiment"] == experiment]
+        before = cells(old[old["experiment"] == experiment], keys)
+        after = cells(new[new["experiment"] == experiment], keys)
         if before[keys].merge(after[keys]).empty:
             continue  # this experiment ran with other params
         change = deltas(before, after, keys)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 GENERIC_COLUMNS = ["name", "mean_ms", "median_ms", "min_ms", "max_ms", "stddev_ms", "rounds"]
+GENERIC_ROWS = 500  # the generic table shows at most this many benchmarks
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,8 @@ def generic(experiment: str, frame: pd.DataFrame) -> Section:
     """Every benchmark of ``experiment`` with its times: the section of an experiment that has
     no section module (yet)."""
     columns = [c for c in GENERIC_COLUMNS if c in frame and frame[c].notna().any()]
-    return Section([f"## {experiment}", "",
-                    f"{len(frame)} benchmarks, times in ms.", "",
-                    markdown_table(frame[columns]), ""])
+    shown = (f"{len(frame)} benchmarks, times in ms." if len(frame) <= GENERIC_ROWS else
+             f"{len(frame):,} benchmarks, times in ms; the first {GENERIC_ROWS} shown (the run "
+             "file holds them all).")
+    return Section([f"## {experiment}", "", shown, "",
+                    markdown_table(frame[columns].head(GENERIC_ROWS)), ""])
