@@ -34,7 +34,11 @@ def served() -> Iterator[tuple[int, int]]:
     """(pid, ssh port) of a ``mgmtbench serve`` process."""
     process = subprocess.Popen(
         [sys.executable, "-m", "mgmtbench.cli", "serve", "--ssh-port", "0", "--https-port", "0",
-         "--password", "pw"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+         "--password", "pw",
+         # 200 logins at once from one address: beyond OpenSSH's MaxStartups 10:30:100 and
+         # the per-source limit, which would drop most of them as a real sshd does.
+         "--max-startups", "400:30:400", "--max-startups-per-source", "400"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert process.stdout is not None
     port = 0
     for line in process.stdout:

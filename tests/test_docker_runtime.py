@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import ssl
 import subprocess
 import sys
@@ -188,6 +189,44 @@ def test_after_sigkill_the_next_run_removes_the_containers(image: str) -> None:
     assert containers(lab_id) == []
     assert netns not in lab_namespaces()
     assert not link_exists(host_if)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_the_image_as_compose_runs_it_answers_https(image: str, tmp_path: Path) -> None:
+    """The device image as docker/compose.yaml runs it: its own MGMTBENCH_BIND (0.0.0.0) and
+    credentials from the environment, HTTPS answering with the device's output (issue 17: every
+    request got 404 "no device on this port"). On the host's network, since this dockerd has no
+    bridge to publish ports through, on free ports; its state folder mounted to read the CA."""
+    ssh_port, https_port = free_port(), free_port()
+    name = f"mgmtbench-bind-check-{os.getpid()}"
+    settings = {"MGMTBENCH_HOSTNAME": "R1", "MGMTBENCH_USERNAME": "admin",
+                "MGMTBENCH_PASSWORD": "admin", "MGMTBENCH_ENABLE_PASSWORD": "admin",
+                "MGMTBENCH_SSH_PORT": str(ssh_port), "MGMTBENCH_HTTPS_PORT": str(https_port)}
+    docker("run", "--detach", "--name", name, "--network", "host",
+           *[f"--env={key}={value}" for key, value in settings.items()],
+           "--volume", f"{tmp_path}:/var/lib/mgmtbench", image)
+    try:
+        assert "MGMTBENCH_BIND=0.0.0.0" in docker("inspect", "--format", "{{json .Config.Env}}",
+                                                  name)
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "known_hosts").exists():  # written once both servers listen
+            running = docker("inspect", "--format", "{{.State.Running}}", name).strip()
+            if running != "true" or time.monotonic() > deadline:
+                logs = subprocess.run(["docker", "logs", name], capture_output=True, text=True)
+                pytest.fail(f"the device did not start: {(logs.stdout + logs.stderr)[-800:]}")
+            time.sleep(0.2)
+        context = ssl.create_default_context(cafile=str(tmp_path / "tls" / "ca.pem"))
+        with httpx.Client(verify=context, auth=("admin", "admin"), timeout=30) as client:
+            answer = client.get(f"https://127.0.0.1:{https_port}/admin/exec/show+version")
+        assert answer.status_code == 200, answer.text
+        assert "R1 uptime is" in answer.text
+    finally:
+        docker("rm", "--force", name)
 
 
 def test_a_missing_image_says_how_to_build_it(image: str) -> None:

@@ -225,7 +225,7 @@ def test_terminal_settings(platform: str) -> None:
 def test_bulk_output_has_the_asked_size(size: int) -> None:
     assert len(bulk_output(size)) == size
     session = priv(make_device("cisco_ios"))
-    assert len(session.execute(f"show bulk-output {size}").output.encode()) == size
+    assert len(session.execute(f"show bulk-output {size}").text().encode()) == size
 
 
 def test_unknown_platform_is_one_clear_error() -> None:

@@ -7,7 +7,8 @@ the same exec request means the same thing on the emulator and on a real OpenSSH
 
 Only these exact strings, and only as exec requests: the CLI (shell, HTTPS) never sees them. Data
 moves in large chunks with no per-byte Python work; the source waits on the channel's flow
-control (``drain``) after every chunk, so it never holds more than a chunk and the window.
+control (``drain``) after every chunk, so it never holds more than a chunk and the window. The
+source watches the client's window meanwhile (:mod:`.windows`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import asyncssh
+
+from mgmtbench.emulator.windows import WindowWatch
 
 #: The sink's exec request.
 SINK_COMMAND = "cat > /dev/null"
@@ -37,12 +40,13 @@ _ZEROS = bytes(WRITE_SIZE)
 
 @dataclass(frozen=True)
 class Transfer:
-    """What one sink or source request did: its exit status and the payload bytes it read from
-    and wrote to the channel."""
+    """What one sink or source request did: its exit status, the payload bytes it read from and
+    wrote to the channel, and (the source) what it saw of the client's window."""
 
     status: int
     received: int = 0
     sent: int = 0
+    window: WindowWatch | None = None
 
 
 Handler = Callable[[asyncssh.SSHServerProcess[bytes]], Awaitable[Transfer]]
@@ -85,11 +89,15 @@ async def source(process: asyncssh.SSHServerProcess[bytes], size: int) -> Transf
                              "bytes\n".encode())
         return Transfer(1)
     stdout = process.stdout
-    whole, rest = divmod(size, WRITE_SIZE)
-    for _ in range(whole):
-        stdout.write(_ZEROS)
-        await stdout.drain()
-    if rest:
-        stdout.write(_ZEROS[:rest])
-        await stdout.drain()
-    return Transfer(0, sent=size)
+    watch = WindowWatch(process.channel)
+    try:
+        whole, rest = divmod(size, WRITE_SIZE)
+        for _ in range(whole):
+            stdout.write(_ZEROS)
+            await stdout.drain()
+        if rest:
+            stdout.write(_ZEROS[:rest])
+            await stdout.drain()
+    finally:
+        watch.stop()
+    return Transfer(0, sent=size, window=watch)

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from mgmtbench.emulator.guard import RateLimitFilter
 from mgmtbench.emulator.options import (
     AUTH_METHODS,
     HOST_KEY_TYPES,
@@ -61,10 +62,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_ssh_server_arguments(p)
     p.add_argument("--processing-delay", type=float, default=0.0, metavar="SECONDS",
                    help="device CPU time added to every command (default: 0)")
-    p.add_argument("--max-sessions", type=int, default=Limits.max_sessions,
-                   help="concurrent SSH sessions per device (default: %(default)s)")
-    p.add_argument("--max-body", type=int, default=Limits.max_body,
-                   help="largest POST /admin/config body in bytes (default: %(default)s)")
+    add_limit_arguments(p)
     p.add_argument("--file-system-size", type=int, default=Limits.file_system_size,
                    metavar="BYTES",
                    help="bytes each device's file system (flash:, disk0:) holds in memory for "
@@ -76,6 +74,70 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("-v", "--verbose", action="store_true", help="log every connection")
     p.set_defaults(run=run)
     _defaults_from_environment(p, os.environ)
+
+
+def add_limit_arguments(p: argparse.ArgumentParser) -> None:
+    """The :class:`Limits` flags: what a device refuses, and when (defaults: a real device's)."""
+    g = p.add_argument_group(
+        "limits", "Per device. Each gives a device-style refusal; defaults are a real device's "
+        "or server's (in brackets).")
+    d = Limits()
+
+    def limit(flag: str, kind: type, text: str, metavar: str | None = None) -> None:
+        default = getattr(d, flag.removeprefix("--").replace("-", "_"))
+        g.add_argument(flag, type=kind, default=default, metavar=metavar,
+                       help=f"{text} (default: %(default)s)")
+
+    limit("--max-sessions", int, "logged-in SSH sessions; connections still logging in do "
+          "not count")
+    g.add_argument("--max-startups", type=_startups, default=d.max_startups,
+                   metavar="START:RATE:FULL",
+                   help="unauthenticated SSH connections: from START on, drop new ones with "
+                        "RATE %% probability, rising to 100 %% at FULL [OpenSSH MaxStartups] "
+                        "(default: 10:30:100)")
+    limit("--max-startups-per-source", int, "unauthenticated SSH connections from one address "
+          "[OpenSSH PerSourceMaxStartups]")
+    limit("--login-timeout", float, "seconds to log in [IOS ip ssh time-out]", "SECONDS")
+    limit("--auth-tries", int, "failed logins before an SSH connection is closed [IOS ip ssh "
+          "authentication-retries]")
+    limit("--auth-failure-delay", float, "seconds before a failed SSH or HTTPS login is "
+          "answered, one source's in turn; a good login never waits [IOS login delay]",
+          "SECONDS")
+    limit("--max-channels", int, "open sessions per SSH connection [OpenSSH MaxSessions]")
+    limit("--max-line", int, "characters of one command line")
+    limit("--max-output", int, "bytes of output of one command", "BYTES")
+    limit("--max-request-output", int, "bytes of output of one SSH exec request or HTTPS "
+          "request", "BYTES")
+    limit("--max-commands", int, "commands in one SSH exec request or HTTPS GET")
+    limit("--max-body", int, "bytes of a POST /admin/config body", "BYTES")
+    limit("--max-config-lines", int, "lines of one POST /admin/config body")
+    limit("--https-idle-timeout", float, "seconds an HTTPS connection may wait for a request's "
+          "headers, idle keep-alive included [nginx keepalive_timeout]", "SECONDS")
+    limit("--tls-handshake-timeout", float, "seconds for a TLS handshake [nginx "
+          "ssl_handshake_timeout]", "SECONDS")
+    limit("--body-timeout", float, "seconds for a request body, plus one per --body-min-rate "
+          "bytes received [Apache mod_reqtimeout body=20,MinRate=500]", "SECONDS")
+    limit("--body-min-rate", int, "bytes per second that extend --body-timeout", "BYTES")
+
+
+def _startups(text: str) -> tuple[int, int, int]:
+    parts = text.split(":")
+    try:
+        values = [int(part) for part in parts]
+    except ValueError:
+        values = []
+    if len(values) == 1:  # OpenSSH's form for start = full
+        values = [values[0], 100, values[0]]
+    if len(values) != 3:
+        raise argparse.ArgumentTypeError(f"{text!r}: give START:RATE:FULL, like OpenSSH's "
+                                         "10:30:100")
+    return values[0], values[1], values[2]
+
+
+def limits_from_args(args: argparse.Namespace) -> Limits:
+    """The :class:`Limits` of :func:`add_limit_arguments`' flags (and --file-system-size)."""
+    names = [f for f in Limits.__dataclass_fields__ if hasattr(args, f)]
+    return Limits(**{name: getattr(args, name) for name in names})
 
 
 def add_ssh_server_arguments(p: argparse.ArgumentParser) -> None:
@@ -161,8 +223,7 @@ def options_from_args(args: argparse.Namespace) -> EmulatorOptions:
             else args.password,
             authorized_keys=args.authorized_keys,
         ),
-        limits=Limits(max_sessions=args.max_sessions, max_body=args.max_body,
-                      file_system_size=args.file_system_size),
+        limits=limits_from_args(args),
         processing_delay=args.processing_delay,
         transcripts=args.transcripts,
         state_dir=args.state_dir,
@@ -174,6 +235,8 @@ def run(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C or SIGTERM."""
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
+    for handler in logging.getLogger().handlers:  # a flood of one event: a few lines, a count
+        handler.addFilter(RateLimitFilter())
     logging.getLogger("asyncssh").setLevel(logging.WARNING)
     return asyncio.run(_serve(options_from_args(args)))
 

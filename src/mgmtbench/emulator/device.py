@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from mgmtbench.emulator.config import RunningConfig
 from mgmtbench.emulator.filesystem import DEFAULT_SIZE, DeviceFileSystem
 from mgmtbench.emulator.transcripts import CommandWords, Platform, render
+from mgmtbench.emulator.windows import WindowLog
 
 RUNNING_CONFIG: CommandWords = ("show", "running-config")
 HOSTNAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,62}$")
@@ -55,7 +56,10 @@ class Device:
         self.enable_secret = enable_secret
         self.processing_delay = processing_delay
         self.files = DeviceFileSystem(platform.style.file_system, file_system_size)
+        #: The client windows its SSH bulk source saw (:mod:`mgmtbench.emulator.windows`).
+        self.ssh_windows = WindowLog()
         self._rendered: dict[CommandWords, str] = {}
+        self._config_text: tuple[int, str] | None = None  # (config version, rendered)
         template = platform.transcripts.get(RUNNING_CONFIG)
         self.config = RunningConfig(render(template, facts.as_dict())) if template else None
 
@@ -74,7 +78,10 @@ class Device:
     def transcript(self, words: CommandWords) -> str:
         """The output of a transcript command for this device, as of now."""
         if words == RUNNING_CONFIG and self.config is not None:
-            return self.config.render()
+            # Rendered once per change: every request that shows it shares one string.
+            if self._config_text is None or self._config_text[0] != self.config.version:
+                self._config_text = (self.config.version, self.config.render())
+            return self._config_text[1]
         text = self._rendered.get(words)
         if text is None:
             text = render(self.platform.transcripts[words], self.facts.as_dict())

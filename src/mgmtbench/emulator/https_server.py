@@ -4,7 +4,15 @@
   slash inside a command); the outputs, concatenated, as ``text/plain``.
 - ``POST /admin/config``: a newline-delimited body run in configuration mode (configuration lines
   applied, ``show`` commands answered).
-- HTTP Basic auth (``401`` with ``WWW-Authenticate`` otherwise), ``413`` for bodies over the limit.
+- ``GET /mgmtbench/ssh-windows``: the emulator's own diagnostics, not the platform's: the client
+  windows the device's SSH bulk source saw, as a JSON list (:mod:`.windows`).
+- HTTP Basic auth (``401`` with ``WWW-Authenticate`` otherwise; wrong credentials are answered
+  after :attr:`Limits.auth_failure_delay`, one source's in turn), ``413`` for bodies, command
+  counts and configuration lines over the limits, ``408`` for a body slower than
+  :attr:`Limits.body_timeout` plus a second per :attr:`Limits.body_min_rate` bytes.
+
+Output is sent a chunk at a time, each once the connection has taken the one before, so a client
+that stops reading stops the output (long output, ``show bulk-output``, is made as it is sent).
 
 Hypercorn is the server because it speaks HTTP/1.1 keep-alive and HTTP/2 (ALPN) over TLS on the same
 asyncio loop as the SSH server, and accepts listening sockets we bind ourselves.
@@ -15,11 +23,13 @@ from __future__ import annotations
 import asyncio
 import base64
 import hmac
+import json
 import logging
 import os
 import socket
 import ssl
-from collections.abc import Awaitable, Callable, Mapping
+from asyncio import sslproto
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote_plus
 
@@ -27,14 +37,18 @@ from hypercorn.asyncio import serve
 from hypercorn.config import Config
 
 from mgmtbench.emulator.device import Device
+from mgmtbench.emulator.guard import AuthThrottle, source_of
 from mgmtbench.emulator.options import Credentials, Limits
-from mgmtbench.emulator.session import CliSession, Mode
+from mgmtbench.emulator.session import CHUNK, CliSession, Mode, Reply
+from mgmtbench.emulator.windows import WINDOWS_PATH
 
 log = logging.getLogger("mgmtbench.emulator")
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
+#: An ASGI application (the device API here; the edge proxy's API is served the same way).
+AsgiApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 EXEC_PREFIX = "/admin/exec/"
 CONFIG_PATH = "/admin/config"
@@ -58,6 +72,7 @@ class DeviceApi:
                  limits: Limits) -> None:
         self._devices = devices
         self._limits = limits
+        self._throttle = AuthThrottle(limits)
         self._expected = b"Basic " + base64.b64encode(
             f"{credentials.username}:{credentials.password}".encode())
 
@@ -73,28 +88,44 @@ class DeviceApi:
         try:
             device = self._device(scope)
             name = device.hostname
-            self._authorize(scope, device)
+            await self._authorize(scope, device)
             body = await self._body(scope, receive) if scope["method"] == "POST" else b""
             status, text = await self._handle(scope, device, body)
-            await _respond(send, status, text)
+            # The request is read: what comes next is the client leaving, if it does. Then the
+            # rest of the answer is neither made nor sent.
+            gone = asyncio.Event()
+            watcher = asyncio.create_task(_watch_disconnect(receive, gone))
+            try:
+                await _respond(send, status, text, gone=gone)
+            finally:
+                watcher.cancel()
         except _Refusal as refusal:
-            await _respond(send, refusal.status, refusal.text, refusal.headers)
+            try:
+                await _respond(send, refusal.status, refusal.text, refusal.headers)
+            except OSError as exc:  # closing after a 408 while the client still sends
+                log.info("%s https %s: connection closed with the answer: %s", name, client, exc)
         except _ClientGone:
             log.info("%s https %s: client disconnected mid-request", name, client)
+        except OSError as exc:  # Hypercorn closing a broken connection under a send (TLS)
+            log.info("%s https %s: connection closed mid-answer: %s", name, client, exc)
 
     def _device(self, scope: Scope) -> Device:
-        server = scope.get("server") or ("", 0)
-        device = self._devices.get((server[0], server[1]))
+        host, port = (scope.get("server") or ("", 0))[:2]
+        # A device bound to a wildcard address (the device image's 0.0.0.0) answers on every
+        # local address, which is what the request reports: look it up by its port then.
+        device = (self._devices.get((host, port)) or self._devices.get(("0.0.0.0", port))
+                  or self._devices.get(("::", port)))
         if device is None:
             raise _Refusal(404, "no device on this port\n")
         return device
 
-    def _authorize(self, scope: Scope, device: Device) -> None:
+    async def _authorize(self, scope: Scope, device: Device) -> None:
         given = dict(scope["headers"]).get(b"authorization", b"")
         if not hmac.compare_digest(given, self._expected):
-            if given:
+            if given:  # a wrong guess (no credentials at all is the usual first request)
                 client = "{}:{}".format(*(scope.get("client") or ("?", 0)))
-                log.info("%s https %s: bad credentials", device.hostname, client)
+                log.warning("%s https %s: bad credentials", device.hostname, client)
+                await self._throttle.failed(source_of(scope.get("client")))
             realm = f'Basic realm="{device.hostname}"'.encode()
             raise _Refusal(401, "authorization required\n", [(b"www-authenticate", realm)])
 
@@ -105,8 +136,18 @@ class DeviceApi:
             raise _Refusal(413, f"request body over {limit} bytes\n")
         chunks: list[bytes] = []
         size = 0
+        clock = asyncio.get_running_loop().time
+        start = clock()
         while True:
-            message = await receive()
+            # Apache mod_reqtimeout's body=20,MinRate=500: the time allowed grows with the
+            # bytes received, so a slow link gets through and a drip never holds on forever.
+            allowed = (start + self._limits.body_timeout
+                       + size / max(1, self._limits.body_min_rate) - clock())
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, allowed))
+            except TimeoutError:
+                raise _Refusal(408, f"request body too slow: {size} bytes in "
+                               f"{clock() - start:.0f} s\n", [(b"connection", b"close")]) from None
             if message["type"] == "http.disconnect":
                 raise _ClientGone
             chunk = message.get("body", b"")
@@ -122,7 +163,8 @@ class DeviceApi:
             raise _Refusal(413, f"request body over {limit} bytes\n")
         return b"".join(chunks)
 
-    async def _handle(self, scope: Scope, device: Device, body: bytes) -> tuple[int, str]:
+    async def _handle(self, scope: Scope, device: Device,
+                      body: bytes) -> tuple[int, str | Sequence[Reply]]:
         path = scope.get("raw_path") or scope["path"].encode()
         path = path.split(b"?", 1)[0]
         method = scope["method"]
@@ -134,8 +176,10 @@ class DeviceApi:
                 lines = [unquote_plus(p, errors="strict") for p in parts if p]
             except UnicodeError as exc:
                 raise _Refusal(400, "command is not valid text\n") from exc
-            return 200, await _run(CliSession(device, mode=Mode.PRIV,
-                                              max_line=self._limits.max_line), lines)
+            if len(lines) > self._limits.max_commands:
+                raise _Refusal(413, f"too many commands in one request: {len(lines)} (limit "
+                               f"{self._limits.max_commands})\n")
+            return 200, await self._run(device, Mode.PRIV, lines)
         if path == CONFIG_PATH.encode():
             if method != "POST":
                 raise _Refusal(405, "use POST\n", [(b"allow", b"POST")])
@@ -144,37 +188,80 @@ class DeviceApi:
             except UnicodeDecodeError as exc:
                 raise _Refusal(400, "body is not UTF-8 text\n") from exc
             lines = text.replace("\r\n", "\n").split("\n")
-            return 200, await _run(CliSession(device, mode=Mode.CONFIG,
-                                              max_line=self._limits.max_line), lines)
+            count = sum(1 for line in lines if line.strip())
+            if count > self._limits.max_config_lines:
+                raise _Refusal(413, f"too many configuration lines in one request: {count} "
+                               f"(limit {self._limits.max_config_lines})\n")
+            return 200, await self._run(device, Mode.CONFIG, lines)
+        if path == WINDOWS_PATH.encode() and method in ("GET", "HEAD"):
+            return 200, json.dumps([r.as_dict() for r in device.ssh_windows.records()])
         raise _Refusal(404, "not found: use /admin/exec/<command> or POST /admin/config\n")
 
 
-async def _run(session: CliSession, lines: list[str]) -> str:
-    delay = session.device.processing_delay
-    out: list[str] = []
-    for line in lines:
-        if line.strip() and delay:
-            await asyncio.sleep(delay)
-        reply = session.execute(line)
-        out.append(reply.output)
-        if reply.close:
-            break
-    return "".join(out)
+    async def _run(self, device: Device, mode: Mode, lines: list[str]) -> list[Reply]:
+        """Run ``lines`` in order; their replies (long output not made yet). The command that
+        would take the output over ``max_request_output`` gets the device's refusal and the
+        rest are not run, as over SSH."""
+        limits = self._limits
+        session = CliSession(device, mode=mode, max_line=limits.max_line,
+                             max_output=limits.max_output)
+        delay = device.processing_delay
+        replies: list[Reply] = []
+        size = 0
+        for line in lines:
+            if line.strip() and delay:
+                await asyncio.sleep(delay)
+            reply = session.execute(line)
+            if size + reply.size > limits.max_request_output:
+                replies.append(session.too_long(size + reply.size, limits.max_request_output,
+                                                "per request"))
+                break
+            size += reply.size
+            replies.append(reply)
+            if reply.close:
+                break
+        return replies
 
 
-async def _respond(send: Send, status: int, text: str,
-                   headers: list[tuple[bytes, bytes]] | None = None) -> None:
-    body = text.encode("ascii", "replace")
+async def _watch_disconnect(receive: Receive, gone: asyncio.Event) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    gone.set()
+
+
+async def _respond(send: Send, status: int, body: str | Sequence[Reply],
+                   headers: list[tuple[bytes, bytes]] | None = None,
+                   gone: asyncio.Event | None = None) -> None:
+    """Answer with ``body``: a text, or replies whose output is sent in pieces of about
+    :data:`CHUNK` bytes (one piece for short answers), each once the connection has taken the
+    one before (Hypercorn waits for the transport to drain after every send). Stops (raising
+    :class:`_ClientGone`) once ``gone`` is set: Hypercorn takes sends after a disconnect
+    without a word and drops them."""
+    replies = [Reply(body)] if isinstance(body, str) else body
     await send({
         "type": "http.response.start",
         "status": status,
         "headers": [
             (b"content-type", b"text/plain; charset=us-ascii"),
-            (b"content-length", str(len(body)).encode()),
+            (b"content-length", str(sum(r.size for r in replies)).encode()),
             *(headers or []),
         ],
     })
-    await send({"type": "http.response.body", "body": body})
+    pending: list[bytes] = []
+    size = 0
+    for reply in replies:
+        for chunk in reply.chunks():
+            pending.append(chunk.encode("ascii", "replace"))
+            size += len(chunk)
+            if size >= CHUNK:
+                await send({"type": "http.response.body", "body": b"".join(pending),
+                            "more_body": True})
+                pending.clear()
+                size = 0
+                await asyncio.sleep(0)  # let the disconnect watcher run
+                if gone is not None and gone.is_set():
+                    raise _ClientGone
+    await send({"type": "http.response.body", "body": b"".join(pending)})
 
 
 async def _lifespan(receive: Receive, send: Send) -> None:
@@ -202,9 +289,12 @@ class _TlsConfig(Config):
         return self._context
 
 
-def serve_https(app: DeviceApi, sockets: list[socket.socket], context: ssl.SSLContext,
-                shutdown: asyncio.Event) -> Awaitable[None]:
-    """Serve ``app`` on already-bound listening ``sockets`` until ``shutdown`` is set."""
+def serve_https(app: AsgiApp, sockets: list[socket.socket], context: ssl.SSLContext,
+                shutdown: asyncio.Event, limits: Limits | None = None) -> Awaitable[None]:
+    """Serve ``app`` on already-bound listening ``sockets`` until ``shutdown`` is set; a
+    connection waits at most ``limits.https_idle_timeout`` for a request's headers (and
+    ``limits.tls_handshake_timeout`` for its TLS handshake)."""
+    limits = limits or Limits()
     config = _TlsConfig(context)
     # Hypercorn takes ownership of each fd it is given: hand it duplicates.
     config.bind = [f"fd://{os.dup(s.fileno())}" for s in sockets]
@@ -212,9 +302,43 @@ def serve_https(app: DeviceApi, sockets: list[socket.socket], context: ssl.SSLCo
     errors = logging.getLogger("mgmtbench.emulator.hypercorn")
     errors.setLevel(logging.WARNING)  # its "Running on ..." lines repeat what `serve` prints
     config.errorlog = errors
-    config.keep_alive_timeout = 75
+    # Hypercorn's idle timer runs from the connection's start (or its last response) until a
+    # request's headers are in: the header time-out and the keep-alive time-out in one.
+    config.keep_alive_timeout = limits.https_idle_timeout
+    config.ssl_handshake_timeout = limits.tls_handshake_timeout
     config.keep_alive_max_requests = 10_000_000
     config.include_server_header = False
     config.graceful_timeout = 1
-    coro: Awaitable[None] = serve(app, config, shutdown_trigger=shutdown.wait)  # type: ignore[arg-type]
-    return coro
+
+    async def run() -> None:
+        share_tls_read_buffer(asyncio.get_running_loop())
+        await serve(app, config, shutdown_trigger=shutdown.wait)  # type: ignore[arg-type]
+
+    return run()
+
+
+def share_tls_read_buffer(loop: asyncio.AbstractEventLoop) -> None:
+    """Make the TLS connections ``loop`` accepts share one read buffer.
+
+    asyncio gives every TLS connection its own 256 KiB read buffer (``SSLProtocol.max_size``),
+    zero-filled, so resident: 15,000 idle HTTPS connections held 4.5 GB. The buffer is only
+    used between ``get_buffer()`` and ``buffer_updated()``, which the loop's transport calls
+    back to back in one callback (received bytes are copied into the connection's TLS object at
+    once), so one buffer per loop serves every connection. Private asyncio attributes: on a
+    Python without them this does nothing (and connections keep their own buffers).
+    """
+    make = getattr(loop, "_make_ssl_transport", None)
+    if make is None or getattr(make, "shares_read_buffer", False):
+        return
+    shared = bytearray(getattr(sslproto.SSLProtocol, "max_size", 256 * 1024))
+    view = memoryview(shared)
+
+    def make_sharing(*args: Any, **kwargs: Any) -> Any:
+        transport = make(*args, **kwargs)
+        protocol = getattr(transport, "_ssl_protocol", None)
+        if protocol is not None and hasattr(protocol, "_ssl_buffer_view"):
+            protocol._ssl_buffer, protocol._ssl_buffer_view = shared, view
+        return transport
+
+    make_sharing.shares_read_buffer = True  # type: ignore[attr-defined]
+    loop._make_ssl_transport = make_sharing  # type: ignore[attr-defined]

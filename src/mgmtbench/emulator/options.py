@@ -29,12 +29,45 @@ class Credentials:
 
 @dataclass(frozen=True)
 class Limits:
-    """Protection against bad clients; every limit gives a device-style refusal, not a crash."""
+    """Protection against bad clients; every limit gives a device-style refusal, not a crash.
 
-    max_sessions: int = 1000  # concurrent SSH connections per device
+    Defaults are a real device's or a real server's (named per field); every one is a
+    ``mgmtbench serve`` flag (``--max-sessions`` ...) and documented in the README.
+    """
+
+    # Logged-in SSH connections per device; connections still logging in do not count.
+    max_sessions: int = 1000
+    # Unauthenticated SSH connections per device, OpenSSH's MaxStartups start:rate:full
+    # (default 10:30:100): from `start` on, a new one is dropped with `rate` % probability,
+    # rising linearly to 100 % at `full`.
+    max_startups: tuple[int, int, int] = (10, 30, 100)
+    # Unauthenticated SSH connections per source address (OpenSSH's PerSourceMaxStartups,
+    # which OpenSSH leaves unset): 9 here, one below MaxStartups' start, so that one address
+    # alone never makes other addresses' connections drop at random, while tools that log in a
+    # batch at a time under sshd's MaxStartups (8 at once, like mgmtbench's own) get through.
+    max_startups_per_source: int = 9
+    login_timeout: float = 120.0  # seconds to log in (IOS `ip ssh time-out 120`, OpenSSH
+    #                               LoginGraceTime 120)
+    auth_tries: int = 3  # failed logins per SSH connection (IOS `ip ssh authentication-retries 3`)
+    auth_failure_delay: float = 1.0  # seconds before a failed login is answered (IOS `login
+    #                                  delay`'s 1 s); one source's failures are answered in turn
+    max_channels: int = 10  # open sessions (channels) per SSH connection (OpenSSH MaxSessions 10)
     max_body: int = 1024 * 1024  # bytes of a POST /admin/config body
     max_line: int = 4096  # characters of one command line
-    login_timeout: float = 120.0  # seconds to finish SSH authentication (IOS `ip ssh time-out`)
+    # Output of one command (`show bulk-output` goes up to 256 MiB) and of one request (SSH
+    # exec, HTTPS GET or POST); long output is made while it is sent, at the pace the client
+    # reads it, and never held whole.
+    max_output: int = 256 * 1024 * 1024
+    max_request_output: int = 256 * 1024 * 1024
+    max_commands: int = 1000  # commands in one SSH exec request or HTTPS GET
+    max_config_lines: int = 10_000  # lines of one POST /admin/config body
+    # HTTPS: seconds a connection may wait for a request's headers (idle keep-alive included;
+    # nginx's keepalive_timeout 75 s), and Apache mod_reqtimeout's body=20,MinRate=500: 20 s for
+    # a request body, one more second per 500 bytes received.
+    https_idle_timeout: float = 75.0
+    tls_handshake_timeout: float = 60.0  # nginx's ssl_handshake_timeout 60 s
+    body_timeout: float = 20.0
+    body_min_rate: int = 500
     # Bytes a device's file system (flash:, disk0:) holds, in memory: SCP/SFTP writes beyond it
     # fail with "No space left on device".
     file_system_size: int = DEFAULT_SIZE

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import errno
 import logging
+import os
 import resource
 import shutil
 import socket
@@ -19,8 +20,9 @@ from types import TracebackType
 import asyncssh
 
 from mgmtbench.emulator.device import HOSTNAME, Device, DeviceFacts
+from mgmtbench.emulator.guard import quiet_loop_errors
 from mgmtbench.emulator.https_server import DeviceApi, serve_https
-from mgmtbench.emulator.options import HOST_KEY_TYPES, EmulatorOptions
+from mgmtbench.emulator.options import HOST_KEY_TYPES, EmulatorOptions, Limits
 from mgmtbench.emulator.ssh_server import (
     SshCounts,
     check_ssh_server,
@@ -30,6 +32,7 @@ from mgmtbench.emulator.ssh_server import (
 from mgmtbench.emulator.tls import TlsFiles, make_tls_files, server_context
 from mgmtbench.emulator.transcripts import load_platform
 from mgmtbench.errors import UsageError
+from mgmtbench.privatefiles import create_new, private_folder, replace_private
 
 log = logging.getLogger("mgmtbench.emulator")
 
@@ -89,10 +92,11 @@ class Emulator:
         """Bind every port and start serving; raises :class:`UsageError` if a port is taken."""
         opts = self.options
         platform = load_platform(opts.platform, opts.transcripts)
+        open_files_for(opts)  # before anything is written: it may refuse to start
+        quiet_loop_errors(asyncio.get_running_loop())
         self._state_dir = opts.state_dir or Path(tempfile.mkdtemp(prefix="mgmtbench-emulator-"))
         self._own_state_dir = opts.state_dir is None
-        self._state_dir.mkdir(parents=True, exist_ok=True)
-        _raise_open_files_limit(opts.devices)
+        claim_state_dir(self._state_dir)
         try:
             authorized = _authorized_keys(opts.credentials.authorized_keys)
             self.host_key = asyncssh.generate_private_key(HOST_KEY_TYPES[opts.host_key_type])
@@ -191,7 +195,8 @@ class Emulator:
 
     async def _serve_https(self, api: DeviceApi) -> None:
         assert self.tls is not None
-        await serve_https(api, self._https_sockets, server_context(self.tls), self._shutdown)
+        await serve_https(api, self._https_sockets, server_context(self.tls), self._shutdown,
+                          self.options.limits)
 
     def _write_known_hosts(self) -> None:
         if self.host_key is None:
@@ -200,7 +205,33 @@ class Emulator:
         # OpenSSH's form: a bare host for port 22, "[host]:port" otherwise.
         lines = [f"{e.host if e.ssh_port == 22 else f'[{e.host}]:{e.ssh_port}'} {public}"
                  for e in self.endpoints if e.ssh_port]
-        self.known_hosts.write_text("\n".join(lines) + "\n")
+        replace_private(self.known_hosts, "\n".join(lines) + "\n")
+
+
+#: In a state folder: mgmtbench wrote it, and may replace what it wrote there.
+STATE_MARK = ".mgmtbench-state"
+#: What the emulator writes in its state folder (besides the mark).
+STATE_FILES = ("known_hosts", "tls")
+
+
+def claim_state_dir(folder: Path) -> None:
+    """Make ``folder`` (mode 0700), or take an existing one that mgmtbench marked as its own or
+    that holds none of ``STATE_FILES``, and mark it. A folder with a ``known_hosts`` or ``tls``
+    that mgmtbench did not write is refused (:class:`UsageError`): a user's file is never
+    overwritten."""
+    try:
+        private_folder(folder)
+        if (folder / STATE_MARK).exists():
+            return
+        taken = [name for name in STATE_FILES if os.path.lexists(folder / name)]
+        if taken:
+            raise UsageError(f"--state-dir {folder}: it has a {taken[0]} that mgmtbench did not "
+                             "write, which is left as it is: give an empty or new folder")
+        with contextlib.suppress(FileExistsError):  # another emulator marked it meanwhile
+            create_new(folder / STATE_MARK, "mgmtbench serve writes known_hosts and tls/ (its "
+                       "CA, certificate and key) here, and replaces them when it starts.\n")
+    except OSError as exc:
+        raise UsageError(f"--state-dir {folder}: cannot use it ({exc.strerror or exc})") from None
 
 
 def _tls_names(opts: EmulatorOptions) -> list[str]:
@@ -270,6 +301,7 @@ def _validate(options: EmulatorOptions) -> None:
         raise UsageError("the processing delay cannot be negative")
     if options.limits.file_system_size < 0:
         raise UsageError("the file system size (--file-system-size) cannot be negative")
+    _validate_limits(options.limits)
     if not (options.ssh or options.https):
         raise UsageError("nothing to serve: enable SSH or HTTPS")
 
@@ -285,15 +317,62 @@ def _authorized_keys(path: Path | None) -> list[asyncssh.SSHKey]:
         raise UsageError(f"cannot read authorized keys {path}: {exc}") from exc
 
 
-def _raise_open_files_limit(devices: int) -> None:
-    """A fleet needs two listening sockets per device plus its sessions: lift the soft limit on
-    open files to the hard one (commonly 1024 -> 524288) when the soft one is too low."""
+def _validate_limits(limits: Limits) -> None:
+    start, rate, full = limits.max_startups
+    if not (1 <= start <= full and 0 <= rate <= 100):
+        raise UsageError(f"--max-startups {start}:{rate}:{full}: give start:rate:full with "
+                         "1 <= start <= full and rate a percentage (OpenSSH's is 10:30:100)")
+    for flag, value in (("--max-sessions", limits.max_sessions),
+                        ("--max-startups-per-source", limits.max_startups_per_source),
+                        ("--auth-tries", limits.auth_tries),
+                        ("--max-channels", limits.max_channels),
+                        ("--max-body", limits.max_body), ("--max-line", limits.max_line),
+                        ("--max-output", limits.max_output),
+                        ("--max-request-output", limits.max_request_output),
+                        ("--max-commands", limits.max_commands),
+                        ("--max-config-lines", limits.max_config_lines),
+                        ("--body-min-rate", limits.body_min_rate)):
+        if value < 1:
+            raise UsageError(f"{flag} must be at least 1, not {value}")
+    for flag, seconds in (("--login-timeout", limits.login_timeout),
+                          ("--auth-failure-delay", limits.auth_failure_delay),
+                          ("--https-idle-timeout", limits.https_idle_timeout),
+                          ("--tls-handshake-timeout", limits.tls_handshake_timeout),
+                          ("--body-timeout", limits.body_timeout)):
+        if seconds < 0:
+            raise UsageError(f"{flag} cannot be negative")
+
+
+def open_files_needed(options: EmulatorOptions) -> int:
+    """File descriptors the emulator may hold with its limits reached: three per device (its SSH
+    listener, its HTTPS listener and Hypercorn's copy of it), one device's logged-in sessions
+    (``max_sessions``) and unauthenticated ones (MaxStartups' ``full``), as many HTTPS
+    connections again, and 256 for the rest (a fleet's sessions spread over its devices)."""
+    limits = options.limits
+    sessions = limits.max_sessions + limits.max_startups[2]
+    return 3 * options.devices + 2 * sessions + 256
+
+
+def open_files_for(options: EmulatorOptions) -> int:
+    """Raise the soft limit on open files (``ulimit -n``, often 1024) to what
+    :func:`open_files_needed` says, up to the hard limit; a :class:`UsageError` when the hard
+    limit is lower. Returns the soft limit in force."""
+    needed = open_files_needed(options)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    wanted = 4 * devices + 1024  # listeners, a session or two per device, and the rest
-    if soft != resource.RLIM_INFINITY and soft < wanted:
-        new = wanted if hard == resource.RLIM_INFINITY else min(hard, wanted)
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
+    if soft == resource.RLIM_INFINITY or soft >= needed:
+        return soft
+    if hard != resource.RLIM_INFINITY and hard < needed:
+        raise UsageError(
+            f"the open-files limit is {hard} (ulimit -Hn) and {options.devices} device(s) with "
+            f"--max-sessions {options.limits.max_sessions} need {needed}: raise it (ulimit -Hn "
+            f"{needed}, LimitNOFILE= in a systemd unit, --ulimit nofile= for docker) or lower "
+            "--max-sessions")
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
+    except (ValueError, OSError) as exc:
+        raise UsageError(f"cannot raise the open-files limit from {soft} to {needed}: "
+                         f"{exc}") from None
+    return needed
 
 
 def _bind_error(what: str, host: str, port: int, exc: OSError) -> UsageError:

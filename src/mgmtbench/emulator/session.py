@@ -8,10 +8,10 @@ carry the same bytes for the same command.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
-from functools import cache, lru_cache
+from functools import cache
 
 from mgmtbench.emulator.config import ConfigLine, block_mode, expand
 from mgmtbench.emulator.device import HOSTNAME, Device
@@ -21,6 +21,8 @@ from mgmtbench.emulator.transcripts import Platform
 
 MAX_BULK_OUTPUT = 256 * 1024 * 1024
 DEFAULT_MAX_LINE = 4096
+#: Characters of output a transport takes from a reply at a time (:meth:`Reply.chunks`).
+CHUNK = 1 << 16
 
 
 class Mode(Enum):
@@ -38,6 +40,26 @@ class Reply:
     ok: bool = True
     ask_secret: bool = False  # the shell must read a password (no echo) for `enable`
     close: bool = False  # the session ends (exit/logout)
+    # Output too long to hold (``show bulk-output``): ``more_size`` more characters after
+    # ``output``, made by ``more`` while they are sent, at the pace the client reads them.
+    more: Callable[[], Iterator[str]] | None = None
+    more_size: int = 0
+
+    @property
+    def size(self) -> int:
+        """Characters of output (bytes on the wire: output is ASCII)."""
+        return len(self.output) + self.more_size
+
+    def chunks(self) -> Iterator[str]:
+        """The output in pieces of at most :data:`CHUNK` characters."""
+        for start in range(0, len(self.output), CHUNK):
+            yield self.output[start:start + CHUNK]
+        if self.more is not None:
+            yield from self.more()
+
+    def text(self) -> str:
+        """The whole output (for short replies and tests: long ones are meant to be streamed)."""
+        return "".join(self.chunks())
 
 
 Action = Callable[["CliSession", Match["Action"]], Reply]
@@ -52,10 +74,12 @@ class CliSession:
         *,
         mode: Mode = Mode.USER,
         max_line: int = DEFAULT_MAX_LINE,
+        max_output: int = MAX_BULK_OUTPUT,
     ) -> None:
         self.device = device
         self.mode = mode
         self.max_line = max_line
+        self.max_output = max_output
         style = device.platform.style
         self.term_length = style.default_term_length
         self.term_width = style.default_term_width
@@ -74,7 +98,19 @@ class CliSession:
         return f"{host}({self.block_prompt or 'config'})#{suffix}"
 
     def execute(self, line: str) -> Reply:
-        """Run one typed line and return what the device prints for it."""
+        """Run one typed line and return what the device prints for it (a refusal instead of
+        output longer than ``max_output``)."""
+        reply = self._execute(line)
+        if reply.size > self.max_output:
+            return self.too_long(reply.size, self.max_output, "per command")
+        return reply
+
+    def too_long(self, size: int, limit: int, what: str) -> Reply:
+        """The device's refusal of ``size`` characters of output over ``limit``."""
+        return Reply(f"% Output of {size} bytes exceeds the limit of {limit} bytes {what}\n",
+                     ok=False)
+
+    def _execute(self, line: str) -> Reply:
         if len(line) > self.max_line:
             return self._error(ParseError(ParseErrorKind.INVALID, self.max_line), line)
         if not line.strip():
@@ -195,7 +231,10 @@ def _show_curpriv(session: CliSession, found: Match[Action]) -> Reply:
 
 
 def _show_bulk(session: CliSession, found: Match[Action]) -> Reply:
-    return Reply(bulk_output(int(found.args[0])))
+    size = int(found.args[0])
+    if size > session.max_output:  # refused before a byte of it is made
+        return session.too_long(size, session.max_output, "per command")
+    return Reply(more=lambda: bulk_chunks(size), more_size=size)
 
 
 def _dir(session: CliSession, found: Match[Action]) -> Reply:
@@ -312,17 +351,27 @@ def _first_word(line: str) -> int:
 
 
 _BULK_LINE = 64
+_BULK_FILLER = " mgmtbench bulk output 0123456789abcdefghijklmnopqrstuvwxyz"
+# Line n is its 8-digit number and a fixed tail. A chunk is 1,000 lines, n = 1000 k + j: the
+# 5 digits of k joined to the 1,000 precomputed "jjj<tail>" strings, one join per chunk.
+_BULK_GROUP = 1000
+_BULK_TAILS = [f"{j:03d}{_BULK_FILLER[: _BULK_LINE - 9]}\n" for j in range(_BULK_GROUP)]
 
 
-@lru_cache(maxsize=4)
+def bulk_chunks(size: int) -> Iterator[str]:
+    """``show bulk-output``'s ``size`` bytes of printable lines (64 bytes each, ending in a
+    newline), made 64,000 characters at a time."""
+    size = max(0, min(size, MAX_BULK_OUTPUT))
+    lines, rest = divmod(size, _BULK_LINE)
+    groups, partial = divmod(lines, _BULK_GROUP)
+    for k in range(groups + (partial > 0)):
+        prefix = f"{k:05d}"
+        tails = _BULK_TAILS if k < groups else _BULK_TAILS[:partial]
+        yield prefix + prefix.join(tails)
+    if rest:
+        yield f"{lines:08d}{_BULK_FILLER}"[: rest - 1] + "\n"
+
+
 def bulk_output(size: int) -> str:
     """Exactly ``size`` bytes of printable lines (64 bytes each), ending in a newline."""
-    size = max(0, min(size, MAX_BULK_OUTPUT))
-    if size == 0:
-        return ""
-    filler = "mgmtbench bulk output 0123456789abcdefghijklmnopqrstuvwxyz"
-    lines = [f"{i:08d} {filler}"[: _BULK_LINE - 1] + "\n" for i in range(size // _BULK_LINE)]
-    rest = size % _BULK_LINE
-    if rest:
-        lines.append(f"{len(lines):08d} {filler}"[: rest - 1] + "\n")
-    return "".join(lines)
+    return "".join(bulk_chunks(size))

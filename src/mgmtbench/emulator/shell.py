@@ -10,7 +10,9 @@ one translation.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
+from collections.abc import Iterable, Iterator
 
 import asyncssh
 
@@ -144,7 +146,7 @@ async def run_shell(
         reply = session.execute(line)
         if reply.ask_secret:
             reply = await _read_secret(term, session)
-        await _page(term, session, reply.output)
+        await _page(term, session, reply)
         if reply.close:
             await term.drain()
             return
@@ -160,9 +162,13 @@ async def _read_secret(term: Terminal, session: CliSession) -> Reply:
     return session.enable(secret or "")
 
 
-async def _page(term: Terminal, session: CliSession, text: str) -> None:
-    """Write ``text``, stopping at each screenful for a key when paging is on."""
+async def _page(term: Terminal, session: CliSession, reply: Reply) -> None:
+    """Write a reply's output, stopping at each screenful for a key when paging is on."""
     page = max(1, session.term_length - 1)
+    if reply.more is not None:
+        await _page_stream(term, session, reply, page)
+        return
+    text = reply.output
     if session.term_length == 0 or text.count("\n") <= page:
         term.write(text)
         return
@@ -185,3 +191,42 @@ async def _page(term: Terminal, session: CliSession, text: str) -> None:
             step = 1
         else:  # q, Ctrl-C or anything else stops the output, as on a device
             return
+
+
+async def _page_stream(term: Terminal, session: CliSession, reply: Reply, page: int) -> None:
+    """:func:`_page` for output made while it is sent (``show bulk-output``): a chunk at a time,
+    each when the channel has taken the one before, so a client that stops reading stops the
+    output; paged lazily, a screenful at a time, when paging is on."""
+    if session.term_length == 0:
+        for chunk in reply.chunks():
+            term.write(chunk)
+            await term.drain()
+        return
+    more = session.device.platform.style.more_prompt
+    lines = _lines(reply.chunks())
+    batch = list(itertools.islice(lines, page))
+    while batch:
+        term.write("".join(batch))
+        batch = list(itertools.islice(lines, 1))  # is there more?
+        if not batch:
+            return
+        term.write(more)
+        await term.drain()
+        key = await term.read_key()
+        term.write("\r" + " " * len(more) + "\r")
+        if key == 0x20:
+            batch += itertools.islice(lines, page - 1)
+        elif key not in (0x0D, 0x0A):  # q, Ctrl-C or anything else stops the output
+            return
+
+
+def _lines(chunks: Iterable[str]) -> Iterator[str]:
+    """The lines (with their newlines) of text that comes in chunks."""
+    rest = ""
+    for chunk in chunks:
+        parts = (rest + chunk).split("\n")
+        rest = parts.pop()
+        for part in parts:
+            yield part + "\n"
+    if rest:
+        yield rest

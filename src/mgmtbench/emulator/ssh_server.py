@@ -19,11 +19,13 @@ from asyncssh.encryption import get_encryption_algs
 from asyncssh.kex import get_kex_algs
 from asyncssh.mac import get_mac_algs
 from asyncssh.public_key import get_public_key_algs
+from asyncssh.sftp import MIN_SFTP_VERSION
 
 from mgmtbench.emulator.bulk import bulk_handler
 from mgmtbench.emulator.device import Device
+from mgmtbench.emulator.guard import Admission, AuthThrottle, source_of
 from mgmtbench.emulator.options import AUTH_METHODS, Credentials, Limits, SshServerOptions
-from mgmtbench.emulator.session import CliSession, Mode
+from mgmtbench.emulator.session import CliSession, Mode, Reply
 from mgmtbench.emulator.sftp import sftp_factory
 from mgmtbench.emulator.shell import run_shell
 from mgmtbench.emulator.transcripts import LOGIN_PRIVILEGES
@@ -41,67 +43,107 @@ class SshCounts:
     opens per iteration); and the payload bytes the bulk sink has read and the source has written
     (:mod:`~mgmtbench.emulator.bulk`)."""
 
-    connections: int = 0
+    connections: int = 0  # accepted and not dropped (see ``dropped``)
     execs: int = 0
     shells: int = 0
     ptys: int = 0
     sink_bytes: int = 0
     source_bytes: int = 0
+    dropped: int = 0  # connections dropped before the banner (MaxStartups, per source)
+    auth_failures: int = 0  # failed password and keyboard-interactive logins
+    refused_channels: int = 0  # session channels over ``Limits.max_channels``
 
 
 class _DeviceSSHServer(asyncssh.SSHServer):
-    """Authentication and session limits for one device's SSH listener."""
+    """Admission, authentication and session limits for one connection to a device."""
 
     def __init__(self, device: Device, credentials: Credentials, limits: Limits,
-                 authorized: Sequence[asyncssh.SSHKey], counter: list[int],
-                 connections: set[asyncssh.SSHServerConnection], counts: SshCounts) -> None:
+                 authorized: Sequence[asyncssh.SSHKey], admission: Admission,
+                 throttle: AuthThrottle, connections: set[asyncssh.SSHServerConnection],
+                 counts: SshCounts, process: Any, sftp: Any) -> None:
         self._device = device
         self._credentials = credentials
         self._limits = limits
         self._authorized = authorized
-        self._counter = counter
+        self._admission = admission
+        self._throttle = throttle
         self._connections = connections
         self._conn: asyncssh.SSHServerConnection | None = None
         self._peer = "?"
-        self._counted = False
+        self._source = "?"
+        self._admitted = False
+        self._authenticated = False
+        self._failures = 0
+        self._channels = 0
         self._counts = counts
+        self._process = process
+        self._sftp = sftp
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
-        self._counts.connections += 1
         peer = conn.get_extra_info("peername")
         self._peer = f"{peer[0]}:{peer[1]}" if peer else "?"
-        self._counter[0] += 1
-        self._counted = True
+        self._source = source_of(peer)
+        refused = self._admission.refuse(self._source)
+        if refused is not None:
+            # As OpenSSH's MaxStartups: closed before the banner, nothing else spent on it.
+            self._counts.dropped += 1
+            log.warning("%s ssh %s: connection dropped: %s", self._device.hostname, self._peer,
+                        refused)
+            conn.abort()
+            return
+        self._admitted = True
+        self._counts.connections += 1
         self._conn = conn
         self._connections.add(conn)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._counted:
-            self._counter[0] -= 1
-            self._counted = False
+        if self._admitted:
+            self._admission.closed(self._source, authenticated=self._authenticated)
+            self._admitted = False
         if self._conn is not None:
             self._connections.discard(self._conn)
         if exc is not None and not isinstance(exc, asyncssh.ConnectionLost):
             log.info("%s ssh %s: connection closed: %s", self._device.hostname, self._peer, exc)
 
     def begin_auth(self, username: str) -> bool:
-        if self._counter[0] > self._limits.max_sessions:
+        if self._admission.sessions_full():
             log.warning("%s ssh %s: refused, %d sessions is the limit",
                         self._device.hostname, self._peer, self._limits.max_sessions)
             raise asyncssh.DisconnectError(asyncssh.DISC_TOO_MANY_CONNECTIONS,
                                            "Too many sessions")
         return True
 
+    def auth_completed(self) -> None:
+        if not self._admitted:
+            return
+        self._admission.logged_in(self._source)
+        self._authenticated = True
+        if self._admission.authenticated > self._limits.max_sessions and self._conn is not None:
+            # Others logged in while this one did: the last one in leaves.
+            log.warning("%s ssh %s: refused, %d sessions is the limit",
+                        self._device.hostname, self._peer, self._limits.max_sessions)
+            self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, "Too many sessions")
+
     def password_auth_supported(self) -> bool:
         return bool(self._credentials.password)
 
-    def validate_password(self, username: str, password: str) -> bool:
+    async def validate_password(self, username: str, password: str) -> bool:
         ok = _same(username, self._credentials.username) & _same(
             password, self._credentials.password)
-        if not ok:
-            log.info("%s ssh %s: bad password for user %r", self._device.hostname, self._peer,
-                     username)
-        return ok
+        if ok:
+            return True
+        self._failures += 1
+        self._counts.auth_failures += 1
+        last = self._failures >= self._limits.auth_tries
+        log.warning("%s ssh %s: bad password for user %r (%d of %d tries)",
+                    self._device.hostname, self._peer, username, self._failures,
+                    self._limits.auth_tries)
+        await self._throttle.failed(self._source)
+        if last:
+            # IOS closes the connection after `ip ssh authentication-retries` failures.
+            raise asyncssh.DisconnectError(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE,
+                                           "Too many authentication failures")
+        return False
 
     def public_key_auth_supported(self) -> bool:
         return bool(self._authorized)
@@ -109,6 +151,40 @@ class _DeviceSSHServer(asyncssh.SSHServer):
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
         return _same(username, self._credentials.username) and any(
             key.public_data == k.public_data for k in self._authorized)
+
+    def session_requested(self) -> Any:
+        """A session channel, unless ``max_channels`` are open on this connection already
+        (OpenSSH's MaxSessions): then the client's open fails, its other channels go on."""
+        if self._conn is None:
+            return False
+        if self._channels >= self._limits.max_channels:
+            self._counts.refused_channels += 1
+            log.warning("%s ssh %s: channel refused, %d sessions per connection is the limit",
+                        self._device.hostname, self._peer, self._limits.max_channels)
+            raise asyncssh.ChannelOpenError(
+                asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED,
+                f"Too many sessions on this connection (limit {self._limits.max_channels})")
+        self._channels += 1
+        channel = self._conn.create_server_channel(encoding=None)
+        return channel, _CountedProcess(self._channel_closed, self._process, self._sftp,
+                                        MIN_SFTP_VERSION, True)
+
+    def _channel_closed(self) -> None:
+        self._channels -= 1
+
+
+class _CountedProcess(asyncssh.SSHServerProcess[bytes]):
+    """A session (exec, shell, SCP, SFTP) that tells its connection when its channel closes."""
+
+    def __init__(self, closed: Any, *args: Any) -> None:
+        super().__init__(*args)
+        self._closed = closed
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        closed, self._closed = self._closed, None
+        if closed is not None:
+            closed()
+        super().connection_lost(exc)
 
 
 def supported_algorithms() -> dict[str, list[str]]:
@@ -169,21 +245,49 @@ def _same(a: str, b: str) -> bool:
 
 
 async def _run_exec(process: asyncssh.SSHServerProcess[bytes], session: CliSession,
-                    delay: float) -> int:
-    """Newline-separated commands, run in order; exit status 0 if every one succeeded."""
-    command = process.command or ""
+                    delay: float, limits: Limits) -> int:
+    """Newline-separated commands, run in order; exit status 0 if every one succeeded.
+
+    At most ``limits.max_commands`` commands (more: refused, none run) and
+    ``limits.max_request_output`` bytes of output (the command that would go over is refused
+    and the rest not run). Output goes out a chunk at a time, each when the client's window
+    has taken the one before: a client that stops reading stops the output."""
+    lines = (process.command or "").replace("\r\n", "\n").split("\n")
+    commands = sum(1 for line in lines if line.strip())
+    if commands > limits.max_commands:
+        await write_reply(process.stdout, Reply(
+            f"% Too many commands in one request: {commands} (limit {limits.max_commands})\n"))
+        return 1
     failed = False
-    for line in command.replace("\r\n", "\n").split("\n"):
+    sent = 0
+    for line in lines:
         if line.strip() and delay:
             await asyncio.sleep(delay)
         reply = session.execute(line)
+        if sent + reply.size > limits.max_request_output:
+            reply = session.too_long(sent + reply.size, limits.max_request_output,
+                                     "per request")
+            await write_reply(process.stdout, reply)
+            return 1
+        sent += reply.size
         failed |= not reply.ok
-        if reply.output:
-            process.stdout.write(reply.output.encode("ascii", "replace"))
+        await write_reply(process.stdout, reply)
         if reply.close:
             break
     await process.stdout.drain()
     return 1 if failed else 0
+
+
+async def write_reply(stdout: asyncssh.SSHWriter[bytes], reply: Reply) -> None:
+    """Write a reply's output, waiting for the channel to take each chunk but the last (a short
+    reply is one write, as before: it goes out with whatever follows it)."""
+    chunks = reply.chunks()
+    chunk = next(chunks, None)
+    while chunk is not None:
+        stdout.write(chunk.encode("ascii", "replace"))
+        chunk = next(chunks, None)
+        if chunk is not None:
+            await stdout.drain()
 
 
 def _process_factory(device: Device, limits: Limits, login_privilege: int,
@@ -201,14 +305,19 @@ def _process_factory(device: Device, limits: Limits, login_privilege: int,
                     counts.sink_bytes += done.received
                     counts.source_bytes += done.sent
                     status = done.status
+                    if done.window is not None:
+                        device.ssh_windows.add(done.window, done.sent)
                 else:
-                    session = CliSession(device, mode=Mode.PRIV, max_line=limits.max_line)
-                    status = await _run_exec(process, session, device.processing_delay)
+                    session = CliSession(device, mode=Mode.PRIV, max_line=limits.max_line,
+                                         max_output=limits.max_output)
+                    status = await _run_exec(process, session, device.processing_delay,
+                                             limits)
             else:
                 counts.shells += 1
                 if process.get_terminal_type() is not None:
                     counts.ptys += 1
-                session = CliSession(device, mode=shell_mode, max_line=limits.max_line)
+                session = CliSession(device, mode=shell_mode, max_line=limits.max_line,
+                                     max_output=limits.max_output)
                 await run_shell(process, session, device.processing_delay)
         except _PEER_GONE as exc:
             log.info("%s ssh: client went away mid-output (%s)", device.hostname,
@@ -239,7 +348,10 @@ async def listen_ssh(
     counts = counts if counts is not None else SshCounts()
     level = (ssh.login_privilege if ssh.login_privilege is not None
              else device.platform.style.login_privilege)
-    counter = [0]
+    admission = Admission(limits)
+    throttle = AuthThrottle(limits)
+    process = _process_factory(device, limits, level, counts)
+    sftp = sftp_factory(device.files)
     algorithms = ssh.algorithms
     options: dict[str, Any] = {}
     if algorithms.kex:
@@ -252,18 +364,17 @@ async def listen_ssh(
         host,
         port,
         server_host_keys=[host_key],
-        server_factory=lambda: _DeviceSSHServer(device, credentials, limits, authorized, counter,
-                                                connections, counts),
-        process_factory=_process_factory(device, limits, level, counts),
+        # Sessions come from _DeviceSSHServer.session_requested (it counts them per connection):
+        # exec requests and shells to ``process``; SCP ("scp -t"/"scp -f" exec requests) and
+        # the "sftp" subsystem to ``sftp``, on the device's file system.
+        server_factory=lambda: _DeviceSSHServer(device, credentials, limits, authorized,
+                                                admission, throttle, connections, counts,
+                                                process, sftp),
         encoding=None,
         line_editor=False,
         allow_pty=True,
         x11_forwarding=False,
         agent_forwarding=False,
-        # SCP ("scp -t"/"scp -f" exec requests) and the "sftp" subsystem on the device's file
-        # system; every other exec request goes to process_factory.
-        sftp_factory=sftp_factory(device.files),
-        allow_scp=True,
         compression_algs=list(algorithms.compression),
         login_timeout=limits.login_timeout,
         password_auth="password" in ssh.auth_methods,

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import trustme
 
+from mgmtbench.privatefiles import private_folder, replace_private
+
 
 @dataclass(frozen=True)
 class TlsFiles:
@@ -22,15 +24,15 @@ class TlsFiles:
 
 def make_tls_files(directory: Path, names: Iterable[str]) -> TlsFiles:
     """Generate a CA and a server certificate valid for ``names`` (IP addresses or DNS names)."""
-    directory.mkdir(parents=True, exist_ok=True)
+    private_folder(directory)
     ca = trustme.CA(organization_name="mgmtbench emulator CA")
     unique = list(dict.fromkeys(["127.0.0.1", "localhost", *names]))
     server = ca.issue_cert(*unique, common_name=unique[0])
     files = TlsFiles(directory / "ca.pem", directory / "server.pem", directory / "server.key")
-    ca.cert_pem.write_to_path(str(files.ca))
-    server.private_key_pem.write_to_path(str(files.key))
-    files.cert.write_bytes(b"".join(blob.bytes() for blob in server.cert_chain_pems))
-    files.key.chmod(0o600)
+    # Each file 0600 from the start (the key is never readable by others, not even briefly).
+    replace_private(files.ca, ca.cert_pem.bytes())
+    replace_private(files.key, server.private_key_pem.bytes())
+    replace_private(files.cert, b"".join(blob.bytes() for blob in server.cert_chain_pems))
     return files
 
 

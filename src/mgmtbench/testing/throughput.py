@@ -187,12 +187,13 @@ def emulator_server(folder: Path, authorized_keys: Path, key_file: Path,
     :data:`~mgmtbench.testing.credentials.USERNAME` with ``authorized_keys``."""
     folder.mkdir(parents=True, exist_ok=True)
     argv = [sys.executable, "-m", "mgmtbench.cli", "serve", "--ssh-port", "0", "--https-port", "0",
-            "--username", USERNAME, "--password", PASSWORD, "--authorized-keys",
+            "--username", USERNAME, "--authorized-keys",
             str(authorized_keys), "--state-dir", str(folder), *extra_args]
     log = folder / "serve.log"
-    with log.open("wb") as err:
+    with log.open("wb") as err:  # the password in the environment: not in `ps`
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                   stderr=err, text=True)
+                                   stderr=err, text=True,
+                                   env={**os.environ, "MGMTBENCH_PASSWORD": PASSWORD})
     try:
         assert process.stdout is not None
         port = 0

@@ -1,0 +1,178 @@
+"""What keeps a device answering its real users while others misbehave: who may start a login
+(:class:`Admission`, OpenSSH's MaxStartups and PerSourceMaxStartups), what a wrong password costs
+(:class:`AuthThrottle`), and a log that says each thing once instead of flooding
+(:class:`RateLimitFilter`, :func:`quiet_loop_errors`).
+
+Nothing here costs a client that logs in correctly anything: admission is a counter, and only a
+failed login waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from mgmtbench.emulator.options import Limits
+
+log = logging.getLogger("mgmtbench.emulator")
+
+
+def source_of(peer: object) -> str:
+    """The source address of a peer name (``("192.0.2.1", 5000)`` -> ``"192.0.2.1"``)."""
+    if isinstance(peer, (tuple, list)) and peer:
+        return str(peer[0])
+    return "?"
+
+
+@dataclass
+class Admission:
+    """Unauthenticated and authenticated SSH connections of one device.
+
+    - A new TCP connection is dropped before the SSH banner (as OpenSSH's MaxStartups does)
+      when its source already has ``max_startups_per_source`` connections that have not logged
+      in, or at random when ``start`` or more are unauthenticated: with probability ``rate`` %
+      at ``start``, rising linearly to 100 % at ``full``.
+    - Only logged-in connections count toward ``max_sessions``: connections that never log in
+      cannot lock real users out; they wait at most the login grace time.
+    """
+
+    limits: Limits
+    unauthenticated: int = 0
+    authenticated: int = 0
+    dropped: int = 0
+    by_source: dict[str, int] = field(default_factory=dict)
+    chance: Callable[[], float] = random.random
+
+    def refuse(self, source: str) -> str | None:
+        """Why a new connection from ``source`` is dropped, or None (then it is counted as
+        unauthenticated until :meth:`logged_in` or :meth:`closed`)."""
+        start, rate, full = self.limits.max_startups
+        reason = None
+        if self.by_source.get(source, 0) >= self.limits.max_startups_per_source:
+            reason = (f"{self.limits.max_startups_per_source} unauthenticated connections from "
+                      "this source")
+        elif self.unauthenticated >= full:
+            reason = f"{full} unauthenticated connections (MaxStartups full)"
+        elif self.unauthenticated >= start:
+            chance = (rate + (100 - rate) * (self.unauthenticated - start) / max(1, full - start))
+            if self.chance() * 100 < chance:
+                reason = (f"{self.unauthenticated} unauthenticated connections (MaxStartups "
+                          f"{start}:{rate}:{full}, dropped at random)")
+        if reason is not None:
+            self.dropped += 1
+            return reason
+        self.unauthenticated += 1
+        self.by_source[source] = self.by_source.get(source, 0) + 1
+        return None
+
+    def sessions_full(self) -> bool:
+        """Whether ``max_sessions`` connections have logged in already."""
+        return self.authenticated >= self.limits.max_sessions
+
+    def logged_in(self, source: str) -> None:
+        """An admitted connection logged in: it counts as a session now."""
+        self._forget(source)
+        self.authenticated += 1
+
+    def closed(self, source: str, *, authenticated: bool) -> None:
+        """An admitted connection closed."""
+        if authenticated:
+            self.authenticated -= 1
+        else:
+            self._forget(source)
+
+    def _forget(self, source: str) -> None:
+        self.unauthenticated -= 1
+        left = self.by_source.get(source, 0) - 1
+        if left > 0:
+            self.by_source[source] = left
+        else:
+            self.by_source.pop(source, None)
+
+
+@dataclass
+class AuthThrottle:
+    """What a failed login costs, per device, over SSH and HTTPS alike: an answer only after
+    ``auth_failure_delay`` seconds, and failures from one source answered one at a time, so a
+    source guesses at most one password per delay however many connections it opens. A
+    successful login never waits."""
+
+    limits: Limits
+    failures: int = 0
+    _locks: dict[str, asyncio.Lock] = field(default_factory=dict)
+    _waiting: dict[str, int] = field(default_factory=dict)
+
+    async def failed(self, source: str) -> None:
+        """Count a failed login from ``source`` and wait its turn plus the delay."""
+        self.failures += 1
+        delay = self.limits.auth_failure_delay
+        if delay <= 0:
+            return
+        lock = self._locks.get(source)
+        if lock is None:
+            lock = self._locks[source] = asyncio.Lock()
+        self._waiting[source] = self._waiting.get(source, 0) + 1
+        try:
+            async with lock:
+                await asyncio.sleep(delay)
+        finally:
+            self._waiting[source] -= 1
+            if not self._waiting[source]:  # nobody else queued: forget the source
+                del self._waiting[source]
+                del self._locks[source]
+
+
+class RateLimitFilter(logging.Filter):
+    """Let through at most ``burst`` records per message template and ``interval`` seconds; the
+    next one let through says how many were held back. A flood of the same event (3,000 closed
+    channels, a password guesser) becomes a few lines and a count."""
+
+    def __init__(self, burst: int = 10, interval: float = 10.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.burst, self.interval, self._clock = burst, interval, clock
+        self._windows: dict[tuple[str, object], list[float]] = {}  # key -> [start, count, held]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Whether ``record`` goes out (the count of held-back ones added to its message)."""
+        key = (record.name, record.msg)
+        now = self._clock()
+        window = self._windows.get(key)
+        if window is None or now - window[0] >= self.interval:
+            held = int(window[2]) if window is not None else 0
+            if len(self._windows) > 1000:  # many distinct templates: start over
+                self._windows.clear()
+            self._windows[key] = [now, 1, 0]
+            if held:
+                record.msg = f"{record.msg} ({held} similar messages held back)"
+            return True
+        window[1] += 1
+        if window[1] <= self.burst:
+            return True
+        window[2] += 1
+        return False
+
+
+def quiet_loop_errors(loop: asyncio.AbstractEventLoop) -> None:
+    """Make the loop report errors of client connections (a reset during a TLS handshake, an
+    accept() out of file descriptors) as one WARNING line each, without a traceback: they are
+    the clients' doing, not the emulator's, and a misbehaving client must not fill the log.
+    A loop that has a handler of its own (the caller's) keeps it."""
+    if loop.get_exception_handler() is not None:
+        return
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, object]) -> None:
+        exc = context.get("exception")
+        if isinstance(exc, asyncio.CancelledError):
+            return
+        if isinstance(exc, (OSError, EOFError)) or exc is None:
+            detail = f": {exc}" if exc is not None else ""
+            log.warning("%s%s", context.get("message", "connection error"), detail)
+            return
+        loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handler)

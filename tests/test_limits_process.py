@@ -1,0 +1,199 @@
+"""Limits seen from outside the emulator's process (issue 17): its memory with output nobody reads
+and with idle TLS connections, its open-files limit, its log when descriptors run out. Each test
+runs ``mgmtbench serve`` on loopback ports and stops it; every wait is bounded."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import re
+import resource
+import socket
+import ssl
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from mgmtbench.emulator import EmulatorOptions, Limits
+from mgmtbench.emulator.server import open_files_needed
+
+CREDENTIALS = ("admin", "admin")  # `mgmtbench serve`'s defaults
+
+
+@dataclass
+class Served:
+    process: subprocess.Popen[bytes]
+    ssh_port: int
+    https_port: int
+    context: ssl.SSLContext
+
+    def rss_kib(self) -> int:
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        found = re.search(r"^VmRSS:\s+(\d+) kB", status, re.M)
+        assert found is not None
+        return int(found.group(1))
+
+    def settled_rss_kib(self, seconds: float = 1.5) -> int:
+        time.sleep(seconds)
+        return self.rss_kib()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def serve(tmp_path: Path, *flags: str, open_files: int | None = None) -> Iterator[Served]:
+    """``mgmtbench serve`` on two free loopback ports (``open_files``: its RLIMIT_NOFILE)."""
+    ssh_port, https_port = _free_port(), _free_port()
+
+    def limit() -> None:
+        if open_files is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
+
+    with (tmp_path / "serve.log").open("wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "mgmtbench.cli", "serve", "--ssh-port", str(ssh_port),
+             "--https-port", str(https_port), "--state-dir", str(tmp_path / "state"), *flags],
+            stdout=subprocess.DEVNULL, stderr=log, preexec_fn=limit)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                for port in (ssh_port, https_port):
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert process.poll() is None, (tmp_path / "serve.log").read_text()
+                assert time.monotonic() < deadline, "mgmtbench serve did not start"
+                time.sleep(0.2)
+        context = ssl.create_default_context(cafile=str(tmp_path / "state" / "tls" / "ca.pem"))
+        yield Served(process, ssh_port, https_port, context)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def tls(served: Served, source: str = "127.0.0.1") -> ssl.SSLSocket:
+    raw = socket.create_connection(("127.0.0.1", served.https_port), timeout=10,
+                                   source_address=(source, 0))
+    return served.context.wrap_socket(raw, server_hostname="127.0.0.1")
+
+
+def test_output_nobody_reads_is_not_made(tmp_path: Path) -> None:
+    """256 MiB asked for and never read, on 3 SSH channels and 3 HTTPS connections: the server
+    stops at what the windows and socket buffers take (it held 320-510 MiB per request, and
+    kept it after the close)."""
+    auth = base64.b64encode(":".join(CREDENTIALS).encode()).decode()
+    with serve(tmp_path) as served, ExitStack() as stack:
+        before = served.settled_rss_kib()
+        loop = asyncio.new_event_loop()
+        stack.callback(loop.close)
+        conns = []
+        for _ in range(3):
+            conn = loop.run_until_complete(asyncssh.connect(
+                "127.0.0.1", served.ssh_port, username=CREDENTIALS[0], password=CREDENTIALS[1],
+                known_hosts=None))
+            loop.run_until_complete(conn.create_process("show bulk-output 268435456"))
+            conns.append(conn)
+        for _ in range(3):
+            sock = stack.enter_context(tls(served))
+            sock.sendall(f"GET /admin/exec/show+bulk-output+268435456 HTTP/1.1\r\nHost: r\r\n"
+                         f"Authorization: Basic {auth}\r\n\r\n".encode())
+            assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+        held = served.settled_rss_kib(3)
+        for conn in conns:
+            conn.abort()
+        loop.run_until_complete(asyncio.sleep(0.2))
+        stack.close()
+        closed = served.settled_rss_kib(2)
+    assert held - before < 48 * 1024, (before, held)
+    assert closed - before < 48 * 1024, (before, closed)
+
+
+def test_idle_tls_connections_hold_little_memory(tmp_path: Path) -> None:
+    """asyncio gives each TLS connection a 256 KiB read buffer; the emulator shares one."""
+    count = 200
+    with serve(tmp_path) as served, ExitStack() as stack:
+        stack.enter_context(tls(served))  # the first connection's one-off costs
+        before = served.settled_rss_kib()
+        for _ in range(count):
+            stack.enter_context(tls(served))
+        after = served.settled_rss_kib()
+    per_connection = (after - before) / count
+    assert per_connection < 128, f"{per_connection:.0f} KiB per idle TLS connection"
+
+
+@pytest.mark.parametrize("outcome", ["raised", "refused", "kept"])
+def test_open_files_limit_is_sized_to_the_sessions(outcome: str) -> None:
+    """In a child process: the limit is process-wide and a lowered hard limit is for good."""
+    needed = open_files_needed(EmulatorOptions())
+    hard_now = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if outcome != "refused" and hard_now < needed:
+        pytest.skip(f"this machine's hard limit ({hard_now}) is below {needed}")
+    soft, hard = {"raised": (256, hard_now), "refused": (256, 300),
+                  "kept": (hard_now, hard_now)}[outcome]
+    code = f"""
+import resource
+from mgmtbench.emulator import EmulatorOptions
+from mgmtbench.emulator.server import open_files_for
+from mgmtbench.errors import UsageError
+resource.setrlimit(resource.RLIMIT_NOFILE, ({soft}, {hard}))
+try:
+    print(open_files_for(EmulatorOptions()), resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+except UsageError as exc:
+    print("refused:", exc)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, check=True).stdout.strip()
+    expected = {"raised": f"{needed} {needed}", "kept": f"{hard_now} {hard_now}"}.get(outcome)
+    if expected is not None:
+        assert out == expected
+    else:
+        assert out.startswith(f"refused: the open-files limit is 300 (ulimit -Hn) and 1 "
+                              f"device(s) with --max-sessions 1000 need {needed}")
+
+
+def test_running_out_of_descriptors_is_quiet_and_passes(tmp_path: Path) -> None:
+    """Idle HTTPS connections take every descriptor the server may open: it logs a few lines
+    (no traceback) while accepting fails, and serves again once they are gone (it wrote
+    278,796 tracebacks in 60 s and refused logins for a minute)."""
+    flags = ("--max-sessions", "20", "--max-startups", "10:30:50")
+    limits = Limits(max_sessions=20, max_startups=(10, 30, 50))
+    open_files = open_files_needed(EmulatorOptions(limits=limits))
+    with serve(tmp_path, *flags, open_files=open_files) as served, ExitStack() as stack:
+        for i in range(open_files + 50):
+            try:
+                stack.enter_context(socket.create_connection(
+                    ("127.0.0.1", served.https_port), timeout=2,
+                    source_address=(f"127.0.1.{i % 200 + 1}", 0)))
+            except OSError:
+                break
+        time.sleep(3)  # accept() fails meanwhile, about once a second
+        stack.close()
+        time.sleep(1.5)
+        ok = asyncio.run(_login(served))
+    log = (tmp_path / "serve.log").read_text()
+    assert ok, log[-2000:]
+    assert "Traceback" not in log
+    assert "out of system resource" in log
+    assert len(log.splitlines()) < 40, log[-3000:]
+
+
+async def _login(served: Served) -> bool:
+    async with asyncssh.connect("127.0.0.1", served.ssh_port, username=CREDENTIALS[0],
+                                password=CREDENTIALS[1], known_hosts=None) as conn:
+        return (await conn.run("show clock")).exit_status == 0
