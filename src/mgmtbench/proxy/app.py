@@ -1,0 +1,230 @@
+"""The edge proxy's HTTPS API: the device's ASA-style API, for any device behind the proxy.
+
+- ``GET /device/<name-or-address>/admin/exec/<cmd>[/<cmd>...]`` and ``POST
+  /device/<name-or-address>/admin/config`` (newline-separated body): as on the device itself
+  (:mod:`mgmtbench.emulator.https_server`), run over SSH on the device; the outputs concatenated,
+  as ``text/plain``. The plain ``/admin/...`` paths work too with the device in an ``X-Device``
+  header.
+- ``X-SSH-Connection: fresh`` or ``pooled`` chooses, per request, a new SSH connection for the
+  request or one of the pool's (default: the proxy's ``--ssh`` setting).
+- ``GET /proxy/stats``: the proxy's counters as JSON (requests by status, the wall time spent
+  answering them, the pool's connections).
+
+The caller logs in with HTTP Basic auth (the proxy's own user, not the device's). Every failure
+is a status with one line saying why, never a request left hanging: 401 (the caller's
+credentials), 404 (no such device or path), 405, 400, 413; 502 when the device cannot be reached
+or refuses the proxy's login (``authentication failed at device``) or the SSH session breaks;
+504 when the device does not answer within the request's time-out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hmac
+import json
+import logging
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote, unquote_plus
+
+import asyncssh
+
+from mgmtbench.emulator.https_server import Receive, Scope, Send
+from mgmtbench.errors import AuthenticationFailed, ClientError, ClientTimeout, ConnectionFailed
+from mgmtbench.proxy.inventory import Inventory, ProxyDevice
+from mgmtbench.proxy.pool import SshPool
+from mgmtbench.proxy.ssh import run_commands
+from mgmtbench.targets import Target
+
+log = logging.getLogger("mgmtbench.proxy")
+
+DEVICE_PREFIX = "/device/"
+EXEC_PREFIX = "/admin/exec/"
+CONFIG_PATH = "/admin/config"
+STATS_PATH = "/proxy/stats"
+
+
+@dataclass(frozen=True)
+class ProxyPolicy:
+    """How the API serves requests: who may call it, the default SSH connection, limits."""
+
+    username: str = "admin"
+    password: str = "admin"
+    fresh_ssh: bool = False  # the default for requests without X-SSH-Connection
+    timeout: float = 30.0  # seconds for a whole request's SSH work (then 504)
+    max_body: int = 1024 * 1024
+
+
+class _Refusal(Exception):
+    def __init__(self, status: int, text: str, headers: list[tuple[bytes, bytes]] | None = None):
+        super().__init__(status, text)
+        self.status, self.text, self.headers = status, text, headers or []
+
+
+class ProxyApi:
+    """The ASGI application (see the module docstring)."""
+
+    def __init__(self, inventory: Inventory, pool: SshPool, policy: ProxyPolicy) -> None:
+        self.inventory = inventory
+        self.pool = pool
+        self.policy = policy
+        self._expected = b"Basic " + base64.b64encode(
+            f"{policy.username}:{policy.password}".encode())
+        self.statuses: Counter[int] = Counter()
+        self.busy_seconds = 0.0  # wall time spent inside requests, summed
+
+    def stats(self) -> dict[str, Any]:
+        """Requests by status and the pool's counters."""
+        return {"requests": sum(self.statuses.values()),
+                "statuses": {str(k): v for k, v in sorted(self.statuses.items())},
+                "busy_ms": round(self.busy_seconds * 1000, 3),
+                "devices": len(self.inventory), "pool": self.pool.stats()}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer one ASGI request (and the lifespan events)."""
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        started = time.monotonic()
+        try:
+            status, body, kind = await self._answer(scope, receive)
+            headers: list[tuple[bytes, bytes]] = []
+        except _Refusal as refusal:
+            status, body, kind, headers = (refusal.status, refusal.text.encode(), b"text/plain",
+                                           refusal.headers)
+        self.statuses[status] += 1
+        self.busy_seconds += time.monotonic() - started
+        await _respond(send, status, body, kind, headers)
+
+    async def _answer(self, scope: Scope, receive: Receive) -> tuple[int, bytes, bytes]:
+        self._authorize(scope)
+        raw = scope.get("raw_path") or scope["path"].encode()
+        path = raw.split(b"?", 1)[0].decode("ascii", "replace")
+        if path == STATS_PATH:
+            return 200, json.dumps(self.stats()).encode(), b"application/json"
+        headers = dict(scope["headers"])
+        device, rest = self._device(path, headers)
+        fresh = _fresh(headers.get(b"x-ssh-connection"), self.policy.fresh_ssh)
+        method = scope["method"]
+        if rest.startswith(EXEC_PREFIX):
+            if method not in ("GET", "HEAD"):
+                raise _Refusal(405, "use GET\n", [(b"allow", b"GET, HEAD")])
+            try:
+                lines = [unquote_plus(p, errors="strict") for p in rest[len(EXEC_PREFIX):].split("/")
+                         if p]
+            except UnicodeError as exc:
+                raise _Refusal(400, "command is not valid text\n") from exc
+            return 200, await self._run(device, lines, False, fresh), b"text/plain; charset=us-ascii"
+        if rest == CONFIG_PATH:
+            if method != "POST":
+                raise _Refusal(405, "use POST\n", [(b"allow", b"POST")])
+            body = await self._body(headers, receive)
+            try:
+                text = body.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise _Refusal(400, "body is not UTF-8 text\n") from exc
+            lines = text.replace("\r\n", "\n").split("\n")
+            return 200, await self._run(device, lines, True, fresh), b"text/plain; charset=us-ascii"
+        raise _Refusal(404, "not found: use /device/<name>/admin/exec/<command> or POST "
+                            "/device/<name>/admin/config\n")
+
+    def _authorize(self, scope: Scope) -> None:
+        given = dict(scope["headers"]).get(b"authorization", b"")
+        if not hmac.compare_digest(given, self._expected):
+            raise _Refusal(401, "authorization required\n",
+                           [(b"www-authenticate", b'Basic realm="mgmtbench proxy"')])
+
+    def _device(self, path: str, headers: dict[bytes, bytes]) -> tuple[ProxyDevice, str]:
+        """The device a request is for, and the API path after the device prefix."""
+        if path.startswith(DEVICE_PREFIX):
+            key, _, rest = path[len(DEVICE_PREFIX):].partition("/")
+            key, rest = unquote(key), "/" + rest
+        elif b"x-device" in headers:
+            key, rest = headers[b"x-device"].decode("ascii", "replace"), path
+        else:
+            raise _Refusal(404, "no device: use /device/<name>/admin/... or an X-Device header\n")
+        device = self.inventory.find(key)
+        if device is None:
+            raise _Refusal(404, f"unknown device {key!r}: not in the proxy's inventory\n")
+        return device, rest
+
+    async def _body(self, headers: dict[bytes, bytes], receive: Receive) -> bytes:
+        limit = self.policy.max_body
+        declared = headers.get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise _Refusal(413, f"request body over {limit} bytes\n")
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise _Refusal(400, "the client went away mid-request\n")
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                raise _Refusal(413, f"request body over {limit} bytes\n")
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    async def _run(self, device: ProxyDevice, lines: list[str], config: bool, fresh: bool) -> bytes:
+        timeout = self.policy.timeout
+
+        async def work(conn: asyncssh.SSHClientConnection, target: Target) -> str:
+            return await run_commands(conn, device, target, lines, config, timeout)
+
+        try:
+            async with asyncio.timeout(timeout):
+                output = await self.pool.run(device, fresh, work)
+        except TimeoutError as exc:
+            raise _Refusal(504, f"device {device.name} did not answer within {timeout:g} s\n"
+                           ) from exc
+        except ClientError as exc:
+            status, reason = _failure(exc, device)
+            log.info("%s: %s", reason, exc)
+            raise _Refusal(status, f"{reason}: {' '.join(str(exc).split())}\n") from exc
+        return output.encode("ascii", "replace")
+
+
+def _failure(exc: ClientError, device: ProxyDevice) -> tuple[int, str]:
+    """The status and reason for an SSH failure."""
+    if isinstance(exc, ClientTimeout) or isinstance(exc.__cause__, TimeoutError):
+        return 504, f"device {device.name} did not answer in time"
+    if isinstance(exc, AuthenticationFailed):
+        return 502, f"authentication failed at device {device.name}"
+    if isinstance(exc, ConnectionFailed):
+        return 502, f"device {device.name} unreachable"
+    return 502, f"SSH to device {device.name} failed"
+
+
+def _fresh(header: bytes | None, default: bool) -> bool:
+    if header is None:
+        return default
+    value = header.strip().lower()
+    if value not in (b"fresh", b"pooled"):
+        raise _Refusal(400, "X-SSH-Connection: use fresh or pooled\n")
+    return value == b"fresh"
+
+
+async def _respond(send: Send, status: int, body: bytes, kind: bytes,
+                   headers: list[tuple[bytes, bytes]]) -> None:
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", kind), (b"content-length", str(len(body)).encode()),
+                            *headers]})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _lifespan(receive: Callable[[], Awaitable[dict[str, Any]]], send: Send) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return

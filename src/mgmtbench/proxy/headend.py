@@ -1,0 +1,338 @@
+"""The tunnel's head-end (``mgmtbench headend``): an SSH server next to the client that sends what
+it is asked over HTTPS to the edge proxy, for tools that must speak SSH.
+
+An unmodified SSH client (OpenSSH ``ssh``, paramiko, asyncssh ...) logs in to the head-end
+(password, or a key of ``--authorized-keys``) and sends exec requests. Each one becomes one
+request to the proxy for the head-end's ``--device``, as the study's head-end (clibench v0.7.0)
+makes it: a one-line command is ``GET /device/<device>/admin/exec/<command>``, a request of
+several lines (a batch) ``POST /device/<device>/admin/config`` with the lines as its body. The
+answer is the exec's output, exit status 0; a failure is one line on stderr
+(``%Error: 502 device R1 unreachable ...``) and exit status 1. The HTTPS connections to the proxy
+are kept (one client, keep-alive), so the WAN costs one round trip per request once warm.
+
+A shell (what Netmiko and Scrapli open, with or without a PTY) is the device's terminal, made from
+the emulator's own pieces (:mod:`mgmtbench.emulator.shell`'s line editing and ``--More--`` paging,
+:class:`~mgmtbench.emulator.session.CliSession`'s prompt and terminal settings) for the
+head-end's ``--platform`` and ``--hostname`` (default: the device's name at the proxy). The login
+lands where the platform's does (``R1#`` on IOS, ``asa1>`` on an ASA). What only changes the
+terminal is answered here, as the device answers it, without a round trip: ``terminal length`` /
+``pager``, ``terminal width``, ``enable`` (its password prompt; ``--enable-password``),
+``disable``, ``exit``/``logout``/``quit`` (the shell closes). Every other line is one GET to the
+proxy, its output written back (paged when paging is on); a failure is the line
+``%Error: <status> <reason>``. Configuration mode is not carried (each request is its own session
+at the device): ``configure terminal`` answers with a line saying to send the lines as one exec
+request of several lines, which goes as one POST.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import hmac
+import logging
+import signal
+import ssl
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import quote, quote_plus
+
+import asyncssh
+
+from mgmtbench.emulator.device import Device, DeviceFacts
+from mgmtbench.emulator.grammar import CommandTree, ParseError
+from mgmtbench.emulator.session import CliSession, Mode, Reply
+from mgmtbench.emulator.shell import Terminal, _Interrupted, _page, _read_secret
+from mgmtbench.emulator.transcripts import available_platforms, load_platform
+from mgmtbench.errors import UsageError
+
+if TYPE_CHECKING:
+    import httpx
+
+log = logging.getLogger("mgmtbench.headend")
+READY = "Press Ctrl-C to stop."
+
+
+@dataclass(frozen=True)
+class HeadendOptions:
+    """Where the head-end listens, whom it lets in, and where it sends the commands."""
+
+    proxy_url: str  # https://proxy:port
+    proxy_ca: Path
+    device: str  # the device's name at the proxy
+    username: str = "admin"
+    password: str = "admin"
+    proxy_username: str | None = None  # None: the same as username
+    proxy_password: str | None = None
+    authorized_keys: Path | None = None
+    bind: str = "127.0.0.1"
+    port: int = 0
+    state_dir: Path | None = None  # where known_hosts goes (None: a temporary folder)
+    timeout: float = 60.0
+    platform: str = "cisco_ios"  # the shell's prompt, paging and login level
+    hostname: str | None = None  # the shell's prompt (None: ``device``)
+    enable_secret: str = "admin"  # what the shell's ``enable`` asks for
+
+
+class _Login(asyncssh.SSHServer):
+    def __init__(self, options: HeadendOptions,
+                 connections: set[asyncssh.SSHServerConnection]) -> None:
+        self.options = options
+        self.connections = connections
+        self.conn: asyncssh.SSHServerConnection | None = None
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self.conn = conn
+        self.connections.add(conn)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.conn is not None:
+            self.connections.discard(self.conn)
+
+    def begin_auth(self, username: str) -> bool:
+        return True
+
+    def password_auth_supported(self) -> bool:
+        return True
+
+    def validate_password(self, username: str, password: str) -> bool:
+        return (username == self.options.username
+                and hmac.compare_digest(password.encode(), self.options.password.encode()))
+
+
+class Headend:
+    """The head-end on the running event loop: :meth:`start`, then :meth:`stop`."""
+
+    def __init__(self, options: HeadendOptions) -> None:
+        self.options = options
+        self.port = 0
+        self.known_hosts: Path | None = None
+        self._acceptor: asyncssh.SSHAcceptor | None = None
+        self._client: httpx.AsyncClient | None = None
+        self._connections: set[asyncssh.SSHServerConnection] = set()
+        self._shutdown = asyncio.Event()
+        self._device: Device | None = None
+        self._local: CommandTree[bool] | None = None
+
+    async def start(self) -> None:
+        """Listen; write the host key to ``STATE_DIR/known_hosts``."""
+        opts = self.options
+        if opts.platform not in available_platforms():
+            raise UsageError(f"unknown platform {opts.platform!r}: choose "
+                             f"{', '.join(available_platforms())}")
+        platform = load_platform(opts.platform)
+        self._device = Device(platform, DeviceFacts.for_hostname(opts.hostname or opts.device),
+                              enable_secret=opts.enable_secret)
+        self._local = _local_commands(platform.style.paging)
+        try:
+            context = ssl.create_default_context(cafile=str(opts.proxy_ca))
+            authorized = (asyncssh.read_authorized_keys(str(opts.authorized_keys))
+                          if opts.authorized_keys is not None else None)
+        except (OSError, ValueError, ssl.SSLError) as exc:
+            raise UsageError(f"the head-end cannot read its trust files: {exc}") from exc
+        try:  # httpx is an extra (mgmtbench[httpx]); `mgmtbench serve` in the image runs without it
+            import httpx
+        except ImportError as exc:
+            raise UsageError("the head-end talks to the proxy with httpx: "
+                             "pip install 'mgmtbench[httpx]'") from exc
+        self._client = httpx.AsyncClient(
+            base_url=opts.proxy_url, verify=context, timeout=opts.timeout, trust_env=False,
+            auth=(opts.proxy_username or opts.username, opts.proxy_password or opts.password))
+        key = asyncssh.generate_private_key("ssh-ed25519")
+        try:
+            self._acceptor = await asyncssh.listen(
+                opts.bind, opts.port, server_host_keys=[key], authorized_client_keys=authorized,
+                server_factory=lambda: _Login(opts, self._connections),
+                process_factory=self._handle, encoding=None)
+        except OSError as exc:
+            raise UsageError(f"the head-end cannot listen on {opts.bind}:{opts.port}: "
+                             f"{exc.strerror or exc}") from exc
+        self.port = int(self._acceptor.get_port())
+        folder = opts.state_dir or Path(tempfile.mkdtemp(prefix="mgmtbench-headend-"))
+        folder.mkdir(parents=True, exist_ok=True)
+        host = opts.bind if self.port == 22 else f"[{opts.bind}]:{self.port}"
+        self.known_hosts = folder / "known_hosts"
+        self.known_hosts.write_text(
+            f"{host} {key.export_public_key('openssh').decode().strip()}\n")
+
+    async def serve_forever(self) -> None:
+        """Return once :meth:`request_stop` is called."""
+        await self._shutdown.wait()
+
+    def request_stop(self) -> None:
+        """Make :meth:`serve_forever` return."""
+        self._shutdown.set()
+
+    async def stop(self) -> None:
+        """Stop listening, close the clients' connections and those to the proxy."""
+        if self._acceptor is not None:
+            self._acceptor.close()
+            await self._acceptor.wait_closed()
+            self._acceptor = None
+        connections = list(self._connections)
+        for conn in connections:
+            conn.close()
+        await asyncio.gather(*(c.wait_closed() for c in connections), return_exceptions=True)
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    async def forward(self, command: str) -> tuple[int, str]:
+        """The proxy's answer to one exec request: (status, body); status 0 and the reason when
+        the proxy cannot be reached."""
+        import httpx
+
+        assert self._client is not None
+        device = quote(self.options.device, safe="")
+        lines = command.strip().split("\n")
+        try:
+            if len(lines) == 1:
+                response = await self._client.get(
+                    f"/device/{device}/admin/exec/{quote_plus(lines[0].strip(), safe='')}")
+            else:
+                response = await self._client.post(f"/device/{device}/admin/config",
+                                                   content=command.encode())
+        except httpx.HTTPError as exc:
+            return 0, f"cannot reach the proxy: {exc}"
+        return response.status_code, response.text
+
+    async def _handle(self, process: asyncssh.SSHServerProcess[bytes]) -> None:
+        command = process.command
+        if command is None:
+            with contextlib.suppress(*_PEER_GONE):
+                await self._shell(process)
+                process.exit(0)
+            return
+        status, body = await self.forward(command)
+        if status == 200:
+            process.stdout.write(body.encode("ascii", "replace"))
+            process.exit(0)
+        else:
+            line = " ".join(body.split())
+            process.stderr.write(f"%Error: {status} {line}\n".encode("ascii", "replace"))
+            process.exit(1)
+
+
+    async def _shell(self, process: asyncssh.SSHServerProcess[bytes]) -> None:
+        """The device's terminal (see the module docstring) until exit or end of input."""
+        assert self._device is not None
+        style = self._device.platform.style
+        session = CliSession(self._device,
+                             mode=Mode.PRIV if style.login_privilege == 15 else Mode.USER)
+        term = Terminal(process, session.max_line)
+        term.write("\n")
+        while True:
+            term.write(session.prompt)
+            await term.drain()
+            try:
+                line = await term.read_line()
+            except _Interrupted:
+                continue
+            if line is None:
+                return
+            await term.drain()  # the echo goes out before the command runs, as on a device
+            reply = await self._shell_reply(session, line)
+            if reply.ask_secret:
+                reply = await _read_secret(term, session)
+            await _page(term, session, reply)
+            if reply.close:
+                await term.drain()
+                return
+
+    async def _shell_reply(self, session: CliSession, line: str) -> Reply:
+        """One typed line's reply: from the local session for terminal commands, else the
+        proxy's."""
+        assert self._local is not None
+        if not line.strip():
+            return Reply()
+        try:
+            local = self._local.match(line).action
+        except ParseError:
+            local = None
+        if local is True:
+            return session.execute(line)
+        if local is False:
+            return Reply(_NO_CONFIG, ok=False)
+        status, body = await self.forward(line)
+        if status == 200:
+            return Reply(body)
+        return Reply(f"%Error: {status} {' '.join(body.split())}\n", ok=False)
+
+
+_NO_CONFIG = ("% Configuration mode is not carried by the head-end: send the lines as one exec "
+              "request of several lines\n")
+_PEER_GONE = (ConnectionError, asyncssh.Error)  # the client went away
+
+
+def _local_commands(paging: tuple[str, ...]) -> CommandTree[bool]:
+    """The commands the head-end's shell answers itself (True) or refuses (False)."""
+    tree: CommandTree[bool] = CommandTree()
+    tree.add_all({"enable": True, "disable": True, "exit": True, "logout": True, "quit": True,
+                  "terminal width <0-512>": True, "terminal no monitor": True,
+                  "configure terminal": False})
+    for pattern in paging:
+        tree.add(pattern, True)
+    return tree
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``mgmtbench headend``."""
+    p = sub.add_parser(
+        "headend", help="run the SSH-over-HTTPS tunnel's head-end in front of an edge proxy",
+        description="An SSH server whose exec requests go to an edge proxy as HTTPS requests for "
+                    "one device (one line: GET .../admin/exec/..., several: POST .../admin/config); "
+                    "a shell is the device's terminal, a GET per command line.")
+    p.add_argument("--proxy", required=True, metavar="URL", help="the edge proxy, https://HOST:PORT")
+    p.add_argument("--proxy-ca", type=Path, required=True, help="the proxy's CA file")
+    p.add_argument("--device", required=True, help="the device's name at the proxy")
+    p.add_argument("--bind", default="127.0.0.1", help="(default: %(default)s)")
+    p.add_argument("--port", type=int, default=2223, help="SSH port (default: %(default)s)")
+    p.add_argument("--username", default="admin", help="login user (default: admin); also the "
+                   "proxy's unless --proxy-username")
+    p.add_argument("--password", default="admin", help="(default: admin)")
+    p.add_argument("--proxy-username", default=None)
+    p.add_argument("--proxy-password", default=None)
+    p.add_argument("--authorized-keys", type=Path, default=None,
+                   help="OpenSSH authorized_keys for public-key login")
+    p.add_argument("--platform", default="cisco_ios",
+                   help="the shell's prompt, paging and login level (default: %(default)s)")
+    p.add_argument("--hostname", default=None,
+                   help="the shell's prompt's host name (default: the --device name)")
+    p.add_argument("--enable-password", default="admin",
+                   help="what the shell's enable asks for (default: admin)")
+    p.add_argument("--state-dir", type=Path, default=None,
+                   help="where known_hosts goes (default: a temporary folder)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until Ctrl-C or SIGTERM."""
+    logging.getLogger("asyncssh").setLevel(logging.WARNING)
+    options = HeadendOptions(
+        proxy_url=args.proxy, proxy_ca=args.proxy_ca, device=args.device,
+        username=args.username, password=args.password, proxy_username=args.proxy_username,
+        proxy_password=args.proxy_password, authorized_keys=args.authorized_keys,
+        bind=args.bind, port=args.port, state_dir=args.state_dir, platform=args.platform,
+        hostname=args.hostname, enable_secret=args.enable_password)
+    return asyncio.run(_serve(options))
+
+
+async def _serve(options: HeadendOptions) -> int:
+    headend = Headend(options)
+    await headend.start()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, headend.request_stop)
+    try:
+        print(f"mgmtbench headend: ssh -p {headend.port} -o UserKnownHostsFile="
+              f"{headend.known_hosts} {options.username}@{options.bind} -> {options.proxy_url} "
+              f"device {options.device}")
+        print(READY, flush=True)
+        await headend.serve_forever()
+    finally:
+        await headend.stop()
+    print("mgmtbench: head-end stopped", file=sys.stderr, flush=True)
+    return 0

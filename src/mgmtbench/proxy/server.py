@@ -1,0 +1,187 @@
+"""Serving the edge proxy: :class:`EdgeProxy` on the caller's event loop, :class:`ProxyThread`
+beside it (tests, notebooks).
+
+HTTPS as the emulator serves it (:func:`mgmtbench.emulator.https_server.serve_https`: Hypercorn,
+HTTP/1.1 keep-alive and HTTP/2 over ALPN, TLS 1.3 with a throwaway CA from
+:mod:`mgmtbench.emulator.tls`); the CA goes to ``STATE_DIR/tls/ca.pem`` for clients to trust.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import shutil
+import socket
+import tempfile
+import threading
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+
+import asyncssh
+
+from mgmtbench.emulator.https_server import serve_https
+from mgmtbench.emulator.tls import TlsFiles, make_tls_files, server_context
+from mgmtbench.errors import UsageError
+from mgmtbench.proxy.app import ProxyApi, ProxyPolicy
+from mgmtbench.proxy.inventory import Inventory
+from mgmtbench.proxy.pool import PoolSettings, SshPool
+from mgmtbench.targets import Login
+
+
+@dataclass(frozen=True)
+class ProxyOptions:
+    """Everything ``mgmtbench proxy`` configures."""
+
+    inventory: Inventory
+    device_login: Login  # how the proxy logs in to the devices
+    policy: ProxyPolicy = field(default_factory=ProxyPolicy)
+    pool: PoolSettings = field(default_factory=PoolSettings)
+    bind: str = "127.0.0.1"
+    port: int = 0  # 0: any free port
+    known_hosts: Path | None = None  # the devices' host keys (None: not checked)
+    state_dir: Path | None = None  # the CA and certificate (None: a temporary folder)
+    tls_names: tuple[str, ...] = ()  # more names the certificate is valid for
+
+
+class EdgeProxy:
+    """The proxy on the running event loop: :meth:`start`, then :meth:`stop`."""
+
+    def __init__(self, options: ProxyOptions) -> None:
+        self.options = options
+        self.port = 0
+        self.tls: TlsFiles | None = None
+        self.api: ProxyApi | None = None
+        self._sockets: list[socket.socket] = []
+        self._task: asyncio.Task[None] | None = None
+        self._shutdown = asyncio.Event()
+        self._state_dir: Path | None = None
+
+    @property
+    def url(self) -> str:
+        """``https://bind:port``."""
+        return f"https://{self.options.bind}:{self.port}"
+
+    async def start(self) -> None:
+        """Bind, make the certificate and serve; a UsageError if the port is taken or the
+        known_hosts file cannot be read."""
+        opts = self.options
+        known = None
+        if opts.known_hosts is not None:
+            try:
+                known = asyncssh.read_known_hosts(str(opts.known_hosts))
+            except (OSError, ValueError) as exc:
+                raise UsageError(f"cannot read the devices' known_hosts {opts.known_hosts}: "
+                                 f"{exc}") from exc
+        self._state_dir = opts.state_dir or Path(tempfile.mkdtemp(prefix="mgmtbench-proxy-"))
+        self.tls = make_tls_files(self._state_dir / "tls", [opts.bind, *opts.tls_names])
+        self._sockets = [_listen(opts.bind, opts.port)]
+        self.port = int(self._sockets[0].getsockname()[1])
+        self.api = ProxyApi(opts.inventory, SshPool(opts.pool, opts.device_login, known),
+                            opts.policy)
+        self._task = asyncio.get_running_loop().create_task(
+            _serve(serve_https(self.api, self._sockets, server_context(self.tls), self._shutdown)))
+
+    async def serve_forever(self) -> None:
+        """Return once :meth:`request_stop` is called."""
+        await self._shutdown.wait()
+
+    def request_stop(self) -> None:
+        """Make :meth:`serve_forever` return."""
+        self._shutdown.set()
+
+    async def stop(self) -> None:
+        """Stop serving, close the pool's connections, remove a temporary state folder."""
+        self._shutdown.set()
+        if self._task is not None:
+            done, _ = await asyncio.wait({self._task}, timeout=3)
+            if not done:
+                self._task.cancel()
+                await asyncio.wait({self._task}, timeout=3)
+            self._task = None
+        if self.api is not None:
+            await self.api.pool.close()
+        for sock in self._sockets:
+            sock.close()
+        self._sockets.clear()
+        if self.options.state_dir is None and self._state_dir is not None:
+            shutil.rmtree(self._state_dir, ignore_errors=True)
+
+
+async def _serve(server: Awaitable[None]) -> None:
+    await server
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(1024)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise UsageError(f"port {port} on {host} is already in use: pick another port or "
+                             "stop what is using it") from exc
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+    sock.setblocking(False)
+    return sock
+
+
+class ProxyThread:
+    """An :class:`EdgeProxy` on its own event loop in a background thread::
+
+        with ProxyThread(options) as proxy:
+            httpx.get(f"{proxy.url}/device/R1/admin/exec/show+clock", ...)
+    """
+
+    def __init__(self, options: ProxyOptions) -> None:
+        self.proxy = EdgeProxy(options)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="mgmtbench-proxy",
+                                        daemon=True)
+
+    @property
+    def url(self) -> str:
+        """``https://bind:port``."""
+        return self.proxy.url
+
+    @property
+    def ca_file(self) -> Path:
+        """The CA that verifies the proxy's certificate."""
+        assert self.proxy.tls is not None
+        return self.proxy.tls.ca
+
+    def call(self, coro: Awaitable[object], timeout: float = 60) -> object:
+        """Run a coroutine on the proxy's loop and wait for its result."""
+        async def wrap() -> object:
+            return await coro
+        return asyncio.run_coroutine_threadsafe(wrap(), self._loop).result(timeout)
+
+    def start(self) -> ProxyThread:
+        """Start the loop's thread and the proxy on it."""
+        self._thread.start()
+        try:
+            self.call(self.proxy.start())
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        """Stop the proxy and its thread. Safe to call twice."""
+        if self._loop.is_closed():
+            return
+        if self._thread.is_alive():
+            self.call(self.proxy.stop())
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=10)
+        self._loop.close()
+
+    def __enter__(self) -> ProxyThread:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
