@@ -1,8 +1,8 @@
 """Developer and CI sessions: ``nox -s bench`` (the main job), ``nox -s tests``, ``nox -s lint``,
 ``nox -s typecheck``, ``nox -s matrix`` (the SSH algorithm matrix), ``nox -s throughput``
 (server throughput against connections), ``nox -s docker`` (the docker device runtime, with a
-private dockerd), ``nox -s lock`` (refresh the lock). ``./dev SESSION`` runs them on a fresh
-machine.
+private dockerd), ``nox -s soak`` (the emulator under a hostile mix), ``nox -s lock`` (refresh
+the lock). ``./dev SESSION`` runs them on a fresh machine.
 
 Sessions install the project with the extras they need into their own virtualenv, every package
 pinned by ``constraints.txt`` (the lock, refreshed on purpose with ``nox -s lock``); extra
@@ -149,8 +149,8 @@ def throughput(session: nox.Session) -> None:
     and a 1 Gbit/s one (1000mbit), OpenSSH ssh as the client; saved under .benchmarks/ like
     ``bench``, the report in throughput-report/.
 
-    20 MB per connection, so the run fits about 10 minutes on 2 cores (most of it on the 1 Gbit/s
-    link, which the tun delay line holds to a few tens of MB/s where the kernel has no netem).
+    20 MB per connection, so the run fits about 10 minutes on 2 cores (the 1 Gbit/s link is
+    shaped by netem, or by the kernel's token bucket (``tbf``) where the kernel has no netem).
     The whole experiment (all four ciphers, the issue's 100 MB): ``nox -s throughput --
     --throughput-ciphers all --throughput-mb 100`` (about an hour on 2 cores). Extra arguments
     go to pytest and override the defaults: ``--throughput-links local`` (the unlimited link
@@ -203,6 +203,56 @@ def agent(session: nox.Session) -> None:
         session.error("the benchmark saved no run under .benchmarks/ (every test skipped?)")
     run = max(saved, key=lambda p: p.stat().st_mtime)
     session.run("mgmtbench", "report", str(run), "--out", "agent-report")
+
+
+# The edge proxy's default run: two WAN profiles for time against the WAN's RTT, every case at
+# both, the 100-device concurrency benchmark at the first only (``--proxy-concurrency`` applies
+# to every profile given; ``-k`` keeps it to regional).
+EDGE_PROFILES = "regional,continental"
+
+
+@nox.session(python=PYTHON)
+def edge(session: nox.Session) -> None:
+    """The edge proxy (root: the two-link lab), then its report: the study's proxy modes
+    (``fresh-ssh``, ``pooled-ssh``, ``keep-alive``) through the four httpx clients, the tunnel
+    through the head-end (asyncssh, paramiko, ``ssh``), direct SSH ``pty-fresh`` and HTTPS
+    ``batch-post`` over the same links, 5 commands, at regional and continental WANs behind a
+    2 ms campus link; 100 devices behind one proxy at regional; saved under .benchmarks/ like
+    ``bench``, the report (direct against proxy, time against the WAN's RTT) in edge-report/.
+
+    Sized for about 10 minutes on 2 cores. Extra arguments go to pytest and override the
+    defaults: ``nox -s edge -- --proxy-profiles campus,regional,continental``,
+    ``--proxy-clients httpx``, ``--proxy-concurrency 0`` (no concurrency benchmark).
+    """
+    if os.geteuid() != 0:
+        session.skip("the edge session needs root (lab namespaces and links)")
+    install(session, "-e", ".[test]")
+    started = time.time()
+    session.run(
+        "pytest", "benchmarks/test_edge_proxy.py", "-p", "no:cacheprovider",
+        "--proxy-profiles", EDGE_PROFILES,
+        "-k", "not concurrency or regional",
+        "--benchmark-autosave", "--benchmark-storage=file://.benchmarks",
+        "--benchmark-columns=mean,median,rounds", "--benchmark-sort=name",
+        "-o", "console_output_style=count", *session.posargs,
+    )
+    saved = [p for p in Path(".benchmarks").glob("*/*.json")
+             if p.stat().st_mtime >= started and '"experiment": "edge-proxy' in p.read_text()]
+    if not saved:
+        session.error("the benchmark saved no run under .benchmarks/ (every test skipped?)")
+    run = max(saved, key=lambda p: p.stat().st_mtime)
+    session.run("mgmtbench", "report", str(run), "--out", "edge-report")
+
+
+@nox.session(python=PYTHON)
+def soak(session: nox.Session) -> None:
+    """The emulator under a hostile mix (idle connections, garbage, slow bodies, password
+    guessing, unread 256 MiB outputs, configuration floods) beside a legitimate client, on
+    loopback: prints requests tried, crashes, the server's peak RSS and the legitimate client's
+    error rate; fails on a crash or over 10 % errors (``--max-legit-errors``). 60 s by default:
+    ``nox -s soak -- --minutes 10``; `mgmtbench serve` flags after ``--``."""
+    install(session, "-e", ".")
+    session.run("python", "tools/soak.py", *session.posargs)
 
 
 @nox.session(python=PYTHON)

@@ -8,6 +8,11 @@ its own, started untimed, so its CPU time (user + system, including any ``ssh`` 
 peak memory are the client's alone; the emulator's CPU time over the same rounds is read from
 /proc. Every session's two outputs are checked; any session error fails the benchmark with the
 library's message.
+
+With ``--inventory FILE [--limit PATTERN]`` the fleet is the inventory's hosts (profile
+``inventory``; at most ``--sessions-per-device`` sessions on each, rounds paced by
+``--inventory-rate``): each session's answers are checked against its own first round's, whole
+(digests: choose a ``--fleet-command`` without counters for live devices).
 """
 
 from __future__ import annotations
@@ -23,13 +28,11 @@ from pytest_benchmark.fixture import BenchmarkFixture
 
 from mgmtbench.clients.fleet import PHASES, fleet_runner
 from mgmtbench.clients.fleet.worker import FleetWorker
-from mgmtbench.lab import LabLike
 from mgmtbench.lab.usage import usage
-from mgmtbench.targets import Login, lab_targets
-from mgmtbench.testing import expected_digests, record
+from mgmtbench.testing import record
+from mgmtbench.testing.sites import Site, first_round_digests
 
 PLATFORM = "cisco_ios"
-COMMAND = "show interfaces"  # ~26 KB on the cisco_ios transcript
 # Rounds: a time budget per benchmark, within limits (MGMTBENCH_FLEET_SECONDS raises it).
 TARGET_SECONDS = float(os.environ.get("MGMTBENCH_FLEET_SECONDS", "3"))
 MIN_ROUNDS, MAX_ROUNDS = 2, 10
@@ -37,34 +40,45 @@ MIN_ROUNDS, MAX_ROUNDS = 2, 10
 
 # A failed warm-up leaves the benchmark fixture unused: the failure says why, not the warning.
 @pytest.mark.filterwarnings("ignore:Benchmark fixture was not used")
-def test_fleet(benchmark: BenchmarkFixture, fleet_lab_for: Callable[[str], LabLike],
-               login: Login, client: str, concurrency: int, profile: str) -> None:
+@pytest.mark.inventory
+def test_fleet(benchmark: BenchmarkFixture, fleet_site_for: Callable[[str], Site],
+               request: pytest.FixtureRequest, client: str, concurrency: int,
+               profile: str) -> None:
     cls = fleet_runner(client)
     hint = cls.missing()
     if hint:
         pytest.skip(hint)
-    lab = fleet_lab_for(profile)
-    unsupported = lab.unsupported(cls.service())
+    site = fleet_site_for(profile)  # the fleet lab of that profile, or the --inventory hosts
+    unsupported = site.unsupported(cls.service())
     if unsupported:
         pytest.skip(unsupported)
-    assert len(lab.devices) >= concurrency, f"the fleet lab has {len(lab.devices)} devices"
-    targets = lab_targets(lab, login, platform=PLATFORM, count=concurrency)
-    expected = expected_digests(lab, COMMAND, count=concurrency, platform=PLATFORM)
+    command = str(request.config.getoption("--fleet-command"))  # ~26 KB: show interfaces
+    reason = site.refused([command])
+    if reason:
+        pytest.skip(reason)
+    targets = site.targets(concurrency, PLATFORM)
+    # The oracle's answers; for an inventory, the first round's (checked to agree with itself).
+    expected = site.fleet_expected(command, concurrency, PLATFORM)
     reports: list[dict[str, Any]] = []
-    pids = lab.device_pids()
+    pids = site.device_pids()
 
-    with FleetWorker(client) as worker:
+    with FleetWorker(client) as worker, site.rounds(concurrency) as before_round:
         def one_round() -> None:
-            reports.append(worker.run(targets, COMMAND, expected))
+            reports.append(worker.run(targets, command, expected or ["?"] * concurrency))
 
+        if before_round:
+            before_round()
         start = time.perf_counter()
         one_round()  # warm-up (imports, first connections), and the first check
-        _check(reports[-1])
+        if expected is None:
+            expected = first_round_digests(reports[-1])
+        else:
+            _check(reports[-1])
         rounds = int(min(MAX_ROUNDS, max(MIN_ROUNDS, TARGET_SECONDS / (time.perf_counter() - start))))
         reports.clear()
         benchmark.group = f"fleet {profile}, concurrency {concurrency}"
         before = usage(pids)  # the emulator's CPU over all rounds, read outside the timed part
-        benchmark.pedantic(one_round, rounds=rounds, iterations=1)
+        benchmark.pedantic(one_round, setup=before_round, rounds=rounds, iterations=1)
         emulator = usage(pids) - before
         hello = worker.hello
     for report in reports:
@@ -72,8 +86,8 @@ def test_fleet(benchmark: BenchmarkFixture, fleet_lab_for: Callable[[str], LabLi
 
     walls = [r["wall"] for r in reports]
     cpu = [r["cpu_user"] + r["cpu_system"] - r["cpu_sampler"] for r in reports]
-    record(benchmark, "concurrency", lab=lab, library=cls, **{
-        "client": client, "concurrency": concurrency, "profile": profile, "command": COMMAND,
+    record(benchmark, "concurrency", lab=None, library=cls, **site.record_info(), **{
+        "client": client, "concurrency": concurrency, "profile": site.name, "command": command,
         "how": hello["how"], "merged": hello["merged"],
         **{f"{phase}_ms": ms for phase, ms in _phase_medians(reports).items()},
         "session_ms": round(statistics.median(_session_totals(reports)) * 1000, 3),
@@ -86,7 +100,7 @@ def test_fleet(benchmark: BenchmarkFixture, fleet_lab_for: Callable[[str], LabLi
         "emulator_cpu_s": round(emulator.cpu_s / rounds, 4) if pids else None,  # per round
         "emulator_cpu_pct": round(100 * emulator.cpu_s / sum(walls), 1) if pids else None,
         "emulator_rss_mib": round(usage(pids).rss_bytes / 2**20, 1) if pids else None,
-        "lab_devices": len(lab.devices),
+        "lab_devices": site.device_count(),
         "errors": 0,
     })
 

@@ -12,6 +12,14 @@ name it supports; a connection made before the timed part checks that the cell w
 - ``send``: on the connection made before the timed part, a channel to the sink ``cat >
   /dev/null`` and ``--ssh-matrix-mb`` MB into it, EOF, exit status (``mb_per_s``);
 - ``receive``: a channel to the source ``head -c N /dev/zero``, every byte read (``mb_per_s``).
+  Against the emulator also the client's channel window as the server saw it on the wire
+  (:mod:`mgmtbench.emulator.windows`, read from the device's API after the rounds):
+  ``client_initial_window`` and ``client_max_packet`` from its CHANNEL_OPEN,
+  ``client_largest_window`` (the most it let the server have in flight), ``client_largest_adjust``,
+  ``client_adjusts_per_transfer``, ``client_window_transfers``. Against ``sshd`` they are None:
+  sshd shows a channel's window only in its debug log (``LogLevel DEBUG2``: the CHANNEL_OPEN's
+  window and packet size, each adjust), which the matrix does not turn on, since it would log
+  while being timed; the window is the client's own setting, which the emulator's records show.
 
 Each cell is timed ``--ssh-matrix-rounds`` times (3); ``send`` and ``receive`` transfer once
 untimed first (the first transfer on a new connection is the slow one, up to 3x here).
@@ -54,6 +62,7 @@ from mgmtbench.clients.algorithms import (
 )
 from mgmtbench.clients.transfer import TRANSFER_CLIENTS, TransferClient, transfer_client
 from mgmtbench.emulator.options import Algorithms, SshServerOptions
+from mgmtbench.emulator.windows import ChannelWindow, read_windows, summarize
 from mgmtbench.errors import LabNeedsPrivileges, UsageError
 from mgmtbench.lab import LabLike, open_lab
 from mgmtbench.lab.lab import has_net_admin
@@ -65,6 +74,13 @@ from mgmtbench.testing.options import split
 from mgmtbench.testing.sshd import openssh_server
 
 EXPERIMENT = "ssh-algorithms"
+#: What a receive records of the client's window (summarize()'s key: the record's; None
+#: against sshd).
+WINDOW_KEYS = {"initial_window": "client_initial_window", "max_packet": "client_max_packet",
+               "largest_window": "client_largest_window",
+               "largest_adjust": "client_largest_adjust",
+               "adjusts_per_transfer": "client_adjusts_per_transfer",
+               "transfers": "client_window_transfers"}
 MB = 10**6
 #: The device runtime that serves each server in a lab.
 RUNTIME = {"emulator": "netns", "sshd": "sshd"}
@@ -156,6 +172,14 @@ class Server:
     known_hosts: Any
     lab: LabLike | None
     facts: dict[str, Any]
+    #: The device API that serves the emulator's window records (None: not the emulator).
+    api_url: str | None = None
+
+    def windows(self) -> list[ChannelWindow]:
+        """The client windows the emulator's source has seen (none for another server)."""
+        if self.api_url is None or self.lab is None:
+            return []
+        return read_windows(self.api_url, self.lab.ca_file, USERNAME, PASSWORD)
 
     def target(self, keys: ClientKeys, algorithms: SshAlgorithms) -> Target:
         """A key login with ``algorithms``."""
@@ -201,8 +225,10 @@ def matrix_server(request: pytest.FixtureRequest, client_keys: ClientKeys,
                 pytest.fail(f"{server} lab for profile {profile}: {exc}")
             stack.callback(lab.down)
             device = lab.devices[0]
+            api = (f"https://{device.address}:{device.https_port}" if server == "emulator"
+                   else None)
             made[(profile, server)] = Server(device.address, device.ssh_port, USERNAME,
-                                             lab.known_hosts, lab, {})
+                                             lab.known_hosts, lab, {}, api)
             return made[(profile, server)]
 
         yield get
@@ -246,6 +272,8 @@ def test_ssh_algorithms(benchmark: BenchmarkFixture, algorithm_case: Case,
     cls = transfer_client(case.client)
     client = cls(server.target(client_keys, case.cell.algorithms))
     benchmark.group = f"ssh-algorithms {case.profile} {case.operation}"
+    watch = case.operation == "receive"
+    seen = max((r.seq for r in server.windows()), default=0) if watch else 0
     client.open()  # untimed: and the proof that the cell is what gets negotiated
     try:
         negotiated = check_negotiated(client, case.cell)
@@ -261,11 +289,22 @@ def test_ssh_algorithms(benchmark: BenchmarkFixture, algorithm_case: Case,
     moved = 0 if case.operation == "connect" else size
     assert benchmark.stats is not None
     mean = benchmark.stats.stats.mean
+    window = summarize([r for r in server.windows() if r.seq > seen]) if watch else None
+    if watch and server.api_url is not None:
+        # Every round and the warm-up read from the source once: each saw the client's window.
+        assert window is not None, f"the emulator recorded no window of {case.client}"
+        assert window["transfers"] == rounds + 1, window
     record(benchmark, EXPERIMENT, lab=server.lab, library=cls, profile=case.profile,
            client=case.client, server=case.server, operation=case.operation, kex=case.cell.kex,
            cipher=case.cell.cipher, mac=case.cell.mac, bytes=moved,
            mb_per_s=round(moved / MB / mean, 3) if moved else None, negotiated=negotiated,
-           **server.facts)
+           **(window_figures(window) if watch else {}), **server.facts)
+
+
+def window_figures(window: dict[str, float] | None) -> dict[str, float | None]:
+    """A receive's window figures as recorded (every key, None where nothing was seen)."""
+    found = window or {}
+    return {WINDOW_KEYS[key]: found.get(key) for key in WINDOW_KEYS}
 
 
 def test_ssh_algorithm_support(benchmark: BenchmarkFixture,

@@ -11,7 +11,13 @@ Besides time, each benchmark records what went over the link during its timed ro
 iteration: packets and bytes (interface counters), and round trips counted on the wire
 (``wire_rtts_per_iteration``, ``wire_turns_per_iteration``, ``data_packets_per_iteration``: a
 capture in a process of its own, started before the timed rounds and stopped after them; rules in
-:mod:`mgmtbench.lab.wiretap`; not recorded on a loopback lab). ``rtts`` is time divided by the
+:mod:`mgmtbench.lab.wiretap`; not recorded on a loopback lab).
+
+With ``--inventory FILE [--limit PATTERN]`` the same benchmark runs against the inventory's hosts
+instead (their names take the place of the profiles: ``[paramiko-reuse-conn-r1-5cmd]``), through
+a site (:mod:`mgmtbench.testing.sites`): each host's own platform and show commands, rounds
+compared with the first round (no oracle), paced and timed out per host; packets and wire round
+trips only when the hosts sit behind a running mgmtbench lab's link. ``rtts`` is time divided by the
 measured RTT; wire RTTs count the direction changes themselves. Adapters that can wrap their
 connections (``counts_round_trips``: paramiko, asyncssh, httpx, netmiko) also record the study's
 own count, ``app_rtts_per_iteration``: a read after a write, on the client's TCP streams (rules in
@@ -29,10 +35,11 @@ from pytest_benchmark.fixture import BenchmarkFixture
 
 from mgmtbench.clients import adapter
 from mgmtbench.clients.roundtrips import RoundTripCounter
-from mgmtbench.emulator.oracle import expected_output, show_commands
-from mgmtbench.lab import LabLike, LinkCounters
-from mgmtbench.targets import Login, lab_targets
+from mgmtbench.emulator.oracle import show_commands
+from mgmtbench.errors import UsageError
+from mgmtbench.lab import LinkCounters
 from mgmtbench.testing import Driver, record, timing_info
+from mgmtbench.testing.sites import Site
 
 PLATFORM = "cisco_ios"
 # Time budget per benchmark: rounds = budget / one round, within limits. Rounds slower than
@@ -50,21 +57,27 @@ def round_count(one_round: float) -> int:
     return int(min(MAX_ROUNDS, max(MIN_ROUNDS, TARGET_SECONDS / one_round)))
 
 
-def test_transport_mode(benchmark: BenchmarkFixture, lab_for: Callable[[str], LabLike],
-                        login: Login, client: str, mode: str, profile: str,
-                        commands: int) -> None:
+@pytest.mark.inventory
+def test_transport_mode(benchmark: BenchmarkFixture, site_for: Callable[[str], Site],
+                        client: str, mode: str, profile: str, commands: int) -> None:
     cls = adapter(client)
     hint = cls.missing()
     if hint:
         pytest.skip(hint)
-    lab = lab_for(profile)
-    reason = lab.unsupported(cls.service(mode))  # e.g. no HTTPS on the sshd device runtime
+    site = site_for(profile)  # the lab of that profile, or the --inventory host of that name
+    reason = site.unsupported(cls.service(mode))  # e.g. no HTTPS on the sshd device runtime
     if reason:
         pytest.skip(reason)
-    device = lab.devices[0]
-    target = lab_targets(lab, login, platform=PLATFORM, count=1)[0]
-    cmds = show_commands(PLATFORM, commands)
-    want = expected_output(PLATFORM, device.hostname, device.reported_ip, cmds)
+    target = site.targets(1, PLATFORM)[0]
+    try:  # e.g. the OpenSSH client with an inventory host that has a password and no key file
+        cls.check(target)
+    except UsageError as exc:
+        pytest.skip(str(exc))
+    cmds = show_commands(target.platform, commands)
+    reason = site.refused(cmds)  # inventory hosts: show commands only, unless --allow-config
+    if reason:
+        pytest.skip(reason)
+    check = site.output_check(target, cmds)
     client_under_test = cls(target, mode)
     counter = RoundTripCounter() if cls.counts_round_trips else None
     if counter is not None:
@@ -77,46 +90,45 @@ def test_transport_mode(benchmark: BenchmarkFixture, lab_for: Callable[[str], La
 
     driver.setup()
     try:
-        start = time.perf_counter()
-        one_round()  # warm-up, and the first check of the answer
-        rounds = round_count(time.perf_counter() - start)
+        # New sessions per round, for an inventory's rate limit: counted in the warm-up where
+        # the adapter counts connections, else at most one per command.
+        opened = counter.connections if counter else 0
+        with site.rounds(commands) as before_round:
+            if before_round:
+                before_round()
+            start = time.perf_counter()
+            one_round()  # warm-up, and the first check of the answer
+            rounds = round_count(time.perf_counter() - start)
+            sessions = counter.connections - opened if counter else commands
         benchmark.group = f"{profile}, {commands} commands"
         # The tap's process starts and stops outside the timed rounds; it also probes the link's
         # RTT meanwhile (ICMP, taken out of the packet counts below).
-        with lab.wire_tap(probe=True) as tap:
-            before, trips_before = lab.counters(), counter.trips if counter else 0
-            benchmark.pedantic(one_round, rounds=rounds, iterations=1)
-            traffic = lab.counters() - before
+        with site.wire_tap(probe=True) as tap, site.rounds(sessions) as before_round:
+            before, trips_before = site.counters(), counter.trips if counter else 0
+            benchmark.pedantic(one_round, setup=before_round, rounds=rounds, iterations=1)
+            after = site.counters()
             app_trips = counter.trips - trips_before if counter else None
     finally:
         driver.teardown()
     wire = tap.result()
-    if wire is not None:
+    traffic = after - before if after is not None and before is not None else None
+    if wire is not None and traffic is not None:
         traffic -= LinkCounters(wire.probes, wire.probe_tx_bytes, wire.probe_replies,
                                 wire.probe_rx_bytes)
-    wrong = [i for i, out in enumerate(outputs) if out != want]
-    assert not wrong, f"rounds {wrong} returned wrong output (first: {outputs[wrong[0]][:200]!r})"
+    problem = check(outputs)
+    assert problem is None, problem
 
     data = list(benchmark.stats.stats.data) if benchmark.stats else []
-    record(benchmark, "transport", lab=lab, library=cls,
-           client=client, mode=mode, profile=profile, commands=commands,
+    record(benchmark, "transport", lab=None, library=cls, **site.record_info(),
+           client=client, mode=mode, profile=site.name, commands=commands,
            transport=str(cls.transport),
-           **(timing_info(data, lab.facts().measured_rtt_ms) if data else {}),
-           packets_per_iteration=round(traffic.packets / rounds, 1),
-           bytes_per_iteration=round(traffic.bytes / rounds),
-           packets_to_device=round(traffic.tx_packets / rounds, 1),
-           packets_from_device=round(traffic.rx_packets / rounds, 1),
+           **(timing_info(data, site.rtt_ms()) if data else {}),
+           **({} if traffic is None else {
+               "packets_per_iteration": round(traffic.packets / rounds, 1),
+               "bytes_per_iteration": round(traffic.bytes / rounds),
+               "packets_to_device": round(traffic.tx_packets / rounds, 1),
+               "packets_from_device": round(traffic.rx_packets / rounds, 1)}),
            **(wire.per_iteration(rounds) if wire else {}),
            **({} if app_trips is None else
               {"app_rtts_per_iteration": round(app_trips / rounds, 1)}),
-           **(under_load(wire.link_rtt(), lab) if wire else {}))
-
-
-def under_load(link: dict[str, float], lab: LabLike) -> dict[str, float]:
-    """The link's RTT measured during the timed rounds, and the instrument's error then
-    (``rtt_error_under_load_ms``: that RTT minus the profile's)."""
-    configured = lab.facts().configured_rtt_ms
-    if "link_rtt_under_load_ms" in link and configured is not None:
-        link = {**link, "rtt_error_under_load_ms": round(
-            link["link_rtt_under_load_ms"] - configured, 3)}
-    return link
+           **(site.under_load(wire.link_rtt()) if wire else {}))

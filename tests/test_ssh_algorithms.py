@@ -28,7 +28,9 @@ from mgmtbench.clients.algorithms import (
 )
 from mgmtbench.clients.transfer import TRANSFER_CLIENTS, TransferClient, transfer_client
 from mgmtbench.emulator import EmulatorThread
+from mgmtbench.emulator.bulk import source_command
 from mgmtbench.emulator.options import Algorithms
+from mgmtbench.emulator.windows import ChannelWindow, read_windows, summarize
 from mgmtbench.targets import Auth, SshAlgorithms, Target
 from mgmtbench.testing import PASSWORD, SECRET, USERNAME, ClientKeys
 from mgmtbench.testing.sshd import SshdDevice
@@ -210,6 +212,78 @@ def test_send_and_receive_move_every_byte(client: str, emulator_offering_all: Em
         transfer.close()
 
 
+# --- the client's window, as the emulator sees it --------------------------------------------------
+
+
+def windows_of(emu: EmulatorThread) -> list[ChannelWindow]:
+    """The emulator's window records, read through its device API (HTTPS, a real socket)."""
+    endpoint = emu.endpoints[0]
+    assert emu.emulator.tls is not None
+    return read_windows(f"https://{endpoint.host}:{endpoint.https_port}", emu.emulator.tls.ca,
+                        USERNAME, PASSWORD)
+
+
+@pytest.mark.parametrize(("window", "packet"), [(1 << 20, 16384), (3 * 10**5, 32768)])
+def test_the_source_sees_the_window_a_client_grants(window: int, packet: int,
+                                                    emulator_offering_all: EmulatorThread,
+                                                    client_keys: ClientKeys) -> None:
+    """asyncssh as the client, its window and packet size set: the CHANNEL_OPEN's values come
+    back exactly, and it never grants more than its window (it tops it up when half is used)."""
+    import asyncio
+
+    import asyncssh
+
+    endpoint = emulator_offering_all.endpoints[0]
+    size = 5 * 10**6
+
+    async def receive() -> int:
+        async with asyncssh.connect(
+                endpoint.host, endpoint.ssh_port, username=USERNAME,
+                client_keys=[str(client_keys.private)],
+                known_hosts=str(emulator_offering_all.emulator.known_hosts), window=window,
+                max_pktsize=packet) as conn:
+            result = await conn.run(source_command(size), encoding=None, check=True)
+            return len(result.stdout or b"")
+
+    assert asyncio.run(receive()) == size
+    records = windows_of(emulator_offering_all)
+    assert len(records) == 1
+    seen = records[0]
+    print(f"\nasyncssh window={window} max_pktsize={packet}: the emulator saw {seen}")
+    assert (seen.initial_window, seen.max_packet, seen.sent) == (window, packet, size)
+    assert seen.largest_window == window
+    # Each adjust tops up at most a window; together they cover all but the first window.
+    assert seen.adjusts * seen.largest_adjust >= size - window
+    assert window // 2 <= seen.largest_adjust <= window
+
+
+@pytest.mark.parametrize("client", list(TRANSFER_CLIENTS))
+def test_every_clients_window_is_recorded_per_receive(client: str,
+                                                      emulator_offering_all: EmulatorThread,
+                                                      client_keys: ClientKeys) -> None:
+    cls = available(client)
+    transfer = cls(emulator_target(emulator_offering_all, client_keys, SshAlgorithms()))
+    size = 3 * 10**6
+    transfer.open()
+    try:
+        transfer.send(size)  # the sink records nothing
+        transfer.receive(size)
+        transfer.receive(size)
+    finally:
+        transfer.close()
+    records = windows_of(emulator_offering_all)
+    print(f"\n{client}: {records}")
+    assert [r.seq for r in records] == [1, 2]
+    assert all(r.sent == size for r in records)
+    assert records[0].initial_window == records[1].initial_window > 0
+    # RFC 4254 sizes: a packet of data at least, at most the 32-bit field.
+    assert all(1024 <= r.max_packet <= 2**32 - 1 for r in records)
+    assert all(r.largest_window >= r.initial_window for r in records)
+    summary = summarize(records)
+    assert summary is not None
+    assert summary["transfers"] == 2
+
+
 def test_a_failing_command_is_an_error(emulator_offering_all: EmulatorThread,
                                        client_keys: ClientKeys) -> None:
     from mgmtbench.errors import ClientError
@@ -311,6 +385,37 @@ def test_report_averages_every_run_and_ranks_the_top_n(two_runs: list[Path],
     assert "4 benchmarks in common" in text
 
 
+def test_report_shows_receive_throughput_beside_the_window(tmp_path: Path) -> None:
+    """Per profile and client: receive MB/s against each server, the emulator's record of the
+    window, and the window per measured RTT (what it allows at most)."""
+    window = {"client_initial_window": 2 * 2**20, "client_max_packet": 32768,
+              "client_largest_window": 3 * 2**20, "client_largest_adjust": 2**20,
+              "client_adjusts_per_transfer": 4.0, "client_window_transfers": 4}
+    rows = []
+    for profile, rtt_ms, seconds in (("local", 0.1, 0.08), ("intercontinental", 150.0, 0.8)):
+        for server, extra in (("emulator", window), ("sshd", {})):
+            row = bench(seconds, profile=profile, server=server, client="paramiko",
+                        operation="receive", kex="k1", cipher="aes128-ctr", mac="m1",
+                        bytes=8 * 10**6, mb_per_s=8 / seconds, **extra)
+            row["extra_info"]["measured_rtt_ms"] = rtt_ms
+            rows.append(row)
+    run = write_run(tmp_path / "0001_windows.json", "2026-11-22T10:00:00", rows)
+    out = tmp_path / "report"
+    done = subprocess.run([sys.executable, "-m", "mgmtbench.cli", "report", str(run), "--out",
+                           str(out)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    table = table_after((out / "report.md").read_text(),
+                        "### Receive throughput and the client's window")
+    found = {row[0]: dict(zip(table[0], row, strict=True)) for row in table[1:]}
+    assert set(found) == {"local", "intercontinental"}
+    far = found["intercontinental"]
+    assert (far["emulator MB/s"], far["sshd MB/s"]) == ("10.0", "10.0")
+    assert (far["initial window KiB"], far["largest window KiB"], far["max packet"]) == (
+        "2048", "3072", "32768")
+    assert far["window / RTT MB/s"] == f"{3 * 2**20 / 1e6 / 0.150:.1f}"  # 21.0
+    assert found["local"]["window / RTT MB/s"] == "-"  # below 1 ms the bound means nothing
+
+
 def test_section_without_every_run_uses_the_latest(two_runs: list[Path], tmp_path: Path) -> None:
     from mgmtbench.results.load import load_runs
     from mgmtbench.results.sections import ReportContext
@@ -353,5 +458,9 @@ def test_benchmark_runs_and_records_the_cell(pytester: pytest.Pytester) -> None:
     assert rows["connect"]["mb_per_s"] is None
     assert rows["send"]["mb_per_s"] > 0
     assert rows["receive"]["bytes"] == 500_000
+    # The emulator saw asyncssh's window on the round and the warm-up; a send records none.
+    assert rows["receive"]["client_initial_window"] == 2 * 2**20  # asyncssh's default
+    assert rows["receive"]["client_window_transfers"] == 2
+    assert "client_initial_window" not in rows["send"]
     assert rows["support"]["compare"] is False
     assert "curve25519-sha256" in rows["support"]["support"]["common"]["kex"]

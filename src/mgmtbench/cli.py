@@ -10,7 +10,9 @@ from mgmtbench import __version__
 from mgmtbench.emulator import command as serve_command
 from mgmtbench.errors import MgmtbenchError
 from mgmtbench.lab import command as lab_command
+from mgmtbench.proxy import command as proxy_command
 from mgmtbench.results import command as report_command
+from mgmtbench.targets import command as inventory_command
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,7 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     serve_command.register(sub)
     lab_command.register(sub)
+    proxy_command.register(sub)
     report_command.register(sub)
+    inventory_command.register(sub)
     return parser
 
 

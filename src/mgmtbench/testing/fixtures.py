@@ -11,6 +11,8 @@
   (``@pytest.mark.parametrize("lab", ["regional"], indirect=True)``; default ``local``);
   ``targets_for(profile, count=None)``: client targets for a lab's devices;
   ``fleet_lab_for(profile)``: a lab with as many devices as the largest ``--concurrency``.
+  ``site_for(profile)`` / ``fleet_site_for(profile)``: where a benchmark marked ``inventory``
+  runs (:mod:`mgmtbench.testing.sites`): that lab, or the ``--inventory`` hosts.
   ``--link-backend``, ``--device-runtime``, ``--device-image`` and ``--emulator-processes`` shape
   every lab. Without root or CAP_NET_ADMIN the ``local`` profile runs on loopback and other
   profiles are skipped, saying why.
@@ -36,14 +38,16 @@ from mgmtbench.emulator import EmulatorOptions, EmulatorThread, available_platfo
 from mgmtbench.emulator.oracle import expected_output
 from mgmtbench.emulator.server import DeviceEndpoint
 from mgmtbench.errors import LabNeedsPrivileges, UsageError
-from mgmtbench.lab import LabLike, open_lab
+from mgmtbench.lab import LabLike, open_lab, watchdog
 from mgmtbench.lab.profiles import resolve
 from mgmtbench.targets import Login, Target, lab_targets, make_target
+from mgmtbench.targets.safety import Pacer
 from mgmtbench.testing.agent import SshAgent
 from mgmtbench.testing.agent import ssh_agent as start_agent
 from mgmtbench.testing.credentials import PASSWORD, SECRET, USERNAME, credentials
 from mgmtbench.testing.keys import ClientKeys, KeySet, make_key, make_keys
-from mgmtbench.testing.options import counts
+from mgmtbench.testing.options import counts, inventory, inventory_options
+from mgmtbench.testing.sites import InventoryOptions, InventorySite, LabSite, Site
 from mgmtbench.testing.sshd import SshdDevice, openssh_server
 
 logging.getLogger("asyncssh").setLevel(logging.WARNING)
@@ -176,6 +180,7 @@ def lab_for(request: pytest.FixtureRequest, client_keys: ClientKeys) -> Iterator
                 pytest.skip(str(exc))
             except UsageError as exc:
                 pytest.fail(f"lab for profile {profile_name}: {exc}")
+        watchdog.use(labs[key])  # checked after the test (the plugin's watchdog)
         return labs[key]
 
     yield get
@@ -207,6 +212,51 @@ def targets_for(lab_for: Callable[..., LabLike], login: Login) -> Callable[..., 
         return lab_targets(lab, login, platform=platform, count=count)
 
     return get
+
+
+@pytest.fixture(scope="session")
+def site_for(request: pytest.FixtureRequest, lab_for: Callable[..., LabLike],
+             login: Login) -> Callable[[str], Site]:
+    """``site_for(profile)``: where a benchmark marked ``inventory`` runs: the session's lab for
+    that profile, or with ``--inventory`` the inventory host ``inventory:<name>`` (the matrix
+    puts the hosts in place of profiles), measured once per session."""
+    found = inventory(request.config)
+    if found is None:
+        return lambda profile: LabSite(lab_for(profile), login)
+    options = inventory_options(request.config)
+    pacer = _pacer(request.config, options)
+    sites: dict[str, InventorySite] = {}
+
+    def get(profile: str) -> InventorySite:
+        name = profile.removeprefix("inventory:")
+        if name not in sites:
+            sites[name] = InventorySite(found, (found.host(name),), options, pacer)
+        return sites[name]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def fleet_site_for(request: pytest.FixtureRequest, fleet_lab_for: Callable[[str], LabLike],
+                   login: Login) -> Callable[[str], Site]:
+    """``fleet_site_for(profile)``: the session's fleet lab for that profile, or with
+    ``--inventory`` every inventory host (after ``--limit``) as one fleet."""
+    found = inventory(request.config)
+    if found is None:
+        return lambda profile: LabSite(fleet_lab_for(profile), login)
+    options = inventory_options(request.config)
+    site = InventorySite(found, found.hosts, options, _pacer(request.config, options))
+    return lambda profile: site
+
+
+_PACER = pytest.StashKey[Pacer]()
+
+
+def _pacer(config: pytest.Config, options: InventoryOptions) -> Pacer:
+    """The session's one pacer: ``--inventory-rate`` is a total over every inventory site."""
+    if _PACER not in config.stash:
+        config.stash[_PACER] = Pacer(options.rate)
+    return config.stash[_PACER]
 
 
 @pytest.fixture

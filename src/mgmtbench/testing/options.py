@@ -11,11 +11,19 @@ modes and our ``pipelined``, ``tls-resume`` and ``h2-multiplex``, which is what 
 bench in 15 minutes on 2 cores; ``all`` adds the variants that keep a shell or make a connection
 per iteration (``pty-kept``, ``conn-per-iteration``, ``batch-post-fresh``, ``multi-cmd-fresh``);
 or a comma-separated list of mode names.
+
+``--inventory FILE`` (with ``--limit``, ``--allow-config``, ``--inventory-rate``, ...) points the
+benchmarks marked ``inventory`` at an inventory's hosts (:mod:`mgmtbench.testing.sites`): their
+names take the place of the profiles (``profile`` is ``inventory:r1``, the id
+``[paramiko-reuse-conn-r1-5cmd]``; a fleet's profile is ``inventory``), and every other
+benchmark or lab test is skipped.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -23,7 +31,11 @@ import pytest
 from mgmtbench.lab.runtimes import DEFAULT_IMAGE, RUNTIMES
 
 if TYPE_CHECKING:
+    from mgmtbench.targets.inventory import Inventory
+    from mgmtbench.testing.sites import InventoryOptions
     from mgmtbench.testing.throughput import ThroughputMatrix
+
+_INVENTORY = pytest.StashKey["Inventory | None"]()
 
 DEFAULT_PROFILES = "local,regional,intercontinental"
 DEFAULT_COMMANDS = "5"
@@ -35,6 +47,12 @@ DEFAULT_MATRIX_PROFILES = "local,intercontinental"
 DEFAULT_THROUGHPUT_LINKS = "local,1000mbit"
 DEFAULT_THROUGHPUT_CONNECTIONS = "1,2,5,10,20"
 DEFAULT_AGENT_PROFILES = "local,regional"
+DEFAULT_FLEET_COMMAND = "show interfaces"
+DEFAULT_INVENTORY_RATE = 10.0
+#: With ``--inventory``, tests asking for one of these (a lab, or pytest-benchmark's fixture: the
+#: benchmarks that make their own labs) run only if marked ``inventory``.
+LAB_FIXTURES = frozenset({"benchmark", "lab", "lab_for", "fleet_lab_for", "targets_for",
+                          "site_for", "fleet_site_for"})
 #: Fixture names the plugin parametrises (a test parametrising one itself is left alone).
 MATRIX_NAMES = ("profile", "commands", "client", "mode", "concurrency")
 
@@ -43,8 +61,8 @@ def add_options(parser: pytest.Parser) -> None:
     """Register every option of the plugin in one ``mgmtbench`` group."""
     group = parser.getgroup("mgmtbench", "mgmtbench lab and benchmark matrix")
     group.addoption("--link-backend", default="auto",
-                    help="lab link backend: auto (netem if the kernel has it, else tun), netem, "
-                         "tun or none")
+                    help="lab link backend: auto (netem if the kernel has it; else tbf for a "
+                         "rate-only link, tun for the rest), netem, tbf, tun or none")
     group.addoption("--device-runtime", default="netns", choices=list(RUNTIMES),
                     help="how lab devices run: netns (one emulator process in the lab's "
                          "namespace, default), docker (a container per device) or sshd (a real "
@@ -127,6 +145,110 @@ def add_options(parser: pytest.Parser) -> None:
                     help="ssh-agent login benchmarks: link profiles (default: "
                          f"{DEFAULT_AGENT_PROFILES}; the fleet runs at the last one unless "
                          "--agent-matrix full)")
+    group.addoption("--fleet-command", default=DEFAULT_FLEET_COMMAND,
+                    help="fleet benchmark: the command each session runs twice (default: "
+                         f"{DEFAULT_FLEET_COMMAND}, ~26 KB on cisco_ios)")
+    add_inventory_options(parser)
+
+
+def add_inventory_options(parser: pytest.Parser) -> None:
+    """The ``mgmtbench inventory`` group: real targets instead of a lab."""
+    group = parser.getgroup("mgmtbench inventory", "mgmtbench against an inventory's hosts")
+    group.addoption("--inventory", default=None, metavar="FILE",
+                    help="run the benchmarks marked inventory (transport modes, concurrency) "
+                         "against the hosts of FILE instead of a lab: a Nornir hosts.yaml (or "
+                         "its folder), an Ansible YAML inventory, containerlab's "
+                         "topology-data.json or inspect JSON, or mgmtbench's TOML; no emulator, "
+                         "no impairment; other lab benchmarks are skipped")
+    group.addoption("--inventory-format", default=None, metavar="NAME",
+                    help="the inventory's format if it cannot be told from the file (nornir, "
+                         "ansible, containerlab, toml)")
+    group.addoption("--limit", default=None, metavar="PATTERN",
+                    help="inventory hosts to use: comma-separated globs on name, address or "
+                         "group; !PATTERN excludes (e.g. 'core,edge-*,!edge-9')")
+    group.addoption("--allow-config", action="store_true",
+                    help="let inventory hosts run more than show commands (configuration, files)")
+    group.addoption("--ask-password", action="store_true",
+                    help="prompt for the inventory's password when neither the inventory nor "
+                         "MGMTBENCH_PASSWORD gives one")
+    group.addoption("--inventory-rate", type=float, default=DEFAULT_INVENTORY_RATE,
+                    metavar="N",
+                    help="at most N new sessions per second over all inventory hosts, between "
+                         f"rounds (default: {DEFAULT_INVENTORY_RATE:g})")
+    group.addoption("--sessions-per-device", type=int, default=1, metavar="N",
+                    help="fleet benchmark: at most N concurrent sessions per inventory host "
+                         "(default: 1)")
+    group.addoption("--inventory-timeout", type=float, default=None, metavar="SECONDS",
+                    help="seconds for one round or probe of an inventory host without a timeout "
+                         "of its own (default: 30)")
+
+
+def inventory(config: pytest.Config) -> Inventory | None:
+    """The ``--inventory`` (after ``--limit``), loaded once; None without one. A mistake in it is
+    one line (pytest's usage error)."""
+    if _INVENTORY in config.stash:
+        return config.stash[_INVENTORY]
+    path = config.getoption("--inventory")
+    loaded = None
+    if path:
+        from mgmtbench.errors import UsageError
+        from mgmtbench.targets.inventory import load_inventory
+
+        try:
+            loaded = load_inventory(Path(path), format=config.getoption("--inventory-format"),
+                                    limit=config.getoption("--limit"),
+                                    prompt=_prompt(config) if config.getoption("--ask-password")
+                                    else None,
+                                    timeout=config.getoption("--inventory-timeout"))
+        except UsageError as exc:
+            raise pytest.UsageError(f"--inventory: {exc}") from None
+    config.stash[_INVENTORY] = loaded
+    return loaded
+
+
+def inventory_options(config: pytest.Config) -> InventoryOptions:
+    """The ``--inventory-*`` safety options, checked."""
+    from mgmtbench.testing.sites import InventoryOptions
+
+    rate, per_device = config.getoption("--inventory-rate"), config.getoption(
+        "--sessions-per-device")
+    if rate <= 0 or per_device < 1:
+        raise pytest.UsageError("--inventory-rate must be positive and --sessions-per-device at "
+                                "least 1")
+    return InventoryOptions(allow_config=bool(config.getoption("--allow-config")),
+                            rate=float(rate), sessions_per_device=int(per_device))
+
+
+def _prompt(config: pytest.Config) -> Callable[[str], str]:
+    """``getpass`` with pytest's output capture suspended."""
+    import getpass
+
+    def ask(question: str) -> str:
+        capture = config.pluginmanager.getplugin("capturemanager")
+        if capture is None:
+            return getpass.getpass(question)
+        with capture.global_and_fixture_disabled():
+            return getpass.getpass(question)
+
+    return ask
+
+
+def wants_inventory(config: pytest.Config, item: pytest.Item | pytest.Metafunc) -> bool:
+    """Whether ``--inventory`` is given and the test is marked ``inventory``."""
+    node = item.definition if isinstance(item, pytest.Metafunc) else item
+    return inventory(config) is not None and node.get_closest_marker("inventory") is not None
+
+
+def skip_lab_only(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With ``--inventory``, skip the benchmarks and lab tests not marked ``inventory``."""
+    if inventory(config) is None:
+        return
+    skip = pytest.mark.skip(reason="a lab benchmark: with --inventory only the benchmarks marked "
+                                   "inventory run (transport modes, concurrency)")
+    for item in items:
+        uses_lab = set(getattr(item, "fixturenames", ())) & LAB_FIXTURES
+        if uses_lab and item.get_closest_marker("inventory") is None:
+            item.add_marker(skip)
 
 
 def split(value: str) -> list[str]:
@@ -221,6 +343,8 @@ def check(config: pytest.Config) -> None:
     counts(config, "--concurrency")
     modes(config)
     throughput_matrix(config)
+    inventory_options(config)
+    inventory(config)
     from mgmtbench.clients import ADAPTERS
 
     clients(config, list(ADAPTERS))
@@ -243,10 +367,12 @@ def generate_matrix(metafunc: pytest.Metafunc) -> None:
     if _parametrised_by_test(metafunc) & set(MATRIX_NAMES):
         return
     config = metafunc.config
+    hosts = inventory_profiles(config, metafunc)
     if "concurrency" in wants:
         from mgmtbench.clients.fleet import FLEET_RUNNERS
 
-        metafunc.parametrize("profile", profiles(config, "--fleet-profiles"))
+        metafunc.parametrize("profile", ["inventory"] if hosts else
+                             profiles(config, "--fleet-profiles"))
         found = counts(config, "--concurrency")
         metafunc.parametrize("concurrency", found, ids=[f"c{n}" for n in found])
         if "client" in wants:
@@ -254,7 +380,10 @@ def generate_matrix(metafunc: pytest.Metafunc) -> None:
         return
     if "profile" not in wants:
         return
-    metafunc.parametrize("profile", profiles(config))
+    if hosts:
+        metafunc.parametrize("profile", [f"inventory:{h}" for h in hosts], ids=hosts)
+    else:
+        metafunc.parametrize("profile", profiles(config))
     if "client" not in wants:
         return
     from mgmtbench.clients import ADAPTERS, pairs
@@ -268,3 +397,13 @@ def generate_matrix(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize(("client", "mode"), matrix, ids=[f"{c}-{m}" for c, m in matrix])
     else:
         metafunc.parametrize("client", wanted)
+
+
+def inventory_profiles(config: pytest.Config, metafunc: pytest.Metafunc) -> list[str]:
+    """With ``--inventory``, for a test marked ``inventory``: the host names, which take the
+    place of the profiles (values ``inventory:r1``, as results record them; ids
+    ``[paramiko-reuse-conn-r1-5cmd]``); else nothing."""
+    found = inventory(config)
+    if found is None or not wants_inventory(config, metafunc):
+        return []
+    return [host.name for host in found.hosts]

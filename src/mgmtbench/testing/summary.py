@@ -74,9 +74,7 @@ def _mode_table(reporter: Any, benchmarks: list[Any]) -> None:
                         if b.extra_info.get("link_rtt_under_load_ms") is not None)
         under_load = (f", link under load {loaded[len(loaded) // 2]} ms (median of the "
                       f"benchmarks' probes)" if loaded else "")
-        table = Table(title=f"{profile}: configured RTT {info['configured_rtt_ms']} ms, measured "
-                            f"{info['measured_rtt_ms']} ms{under_load} ({info['backend']}, "
-                            f"{info.get('runtime', 'in-process')}), {commands} commands",
+        table = Table(title=f"{profile}: {_where(info)}{under_load}, {commands} commands",
                       title_justify="left")
         for column in ("client", "mode", "mean ms", "p95 ms", "RTTs", "wire/app RTTs", "packets",
                        "speed-up"):
@@ -89,9 +87,22 @@ def _mode_table(reporter: Any, benchmarks: list[Any]) -> None:
             table.add_row(extra["client"], extra["mode"], f"{bench.stats.mean * 1000:.1f}",
                           f"{extra.get('p95_ms', float('nan')):.1f}",
                           "-" if rtts is None else f"{rtts:.1f}", counted,
-                          f"{extra.get('packets_per_iteration', 0):.0f}",
+                          "-" if extra.get("packets_per_iteration") is None
+                          else f"{extra['packets_per_iteration']:.0f}",
                           f"x{slowest / bench.stats.mean:.1f}")
         console.print(table)
+
+
+def _where(info: dict[str, Any]) -> str:
+    """Where a benchmark ran, for a table's title: the lab's RTTs and backend, or the inventory
+    host's measured RTT and version string."""
+    if info.get("target") == "inventory":
+        device = info.get("device_version") or ", ".join(info.get("device_versions") or [])
+        return (f"inventory ({info.get('inventory_format')}), measured RTT "
+                f"{info['measured_rtt_ms']} ms (SSH echo; TCP connect {info.get('tcp_rtt_ms')} "
+                f"ms), {device or 'version unknown'}")
+    return (f"configured RTT {info['configured_rtt_ms']} ms, measured {info['measured_rtt_ms']} "
+            f"ms ({info['backend']}, {info.get('runtime', 'in-process')})")
 
 
 def _fleet_table(reporter: Any, benchmarks: list[Any]) -> None:
@@ -108,8 +119,7 @@ def _fleet_table(reporter: Any, benchmarks: list[Any]) -> None:
                      "- : the library does not separate that phase, its time is in the one before)")
     for (profile, concurrency), benches in sorted(by_group.items()):
         info = benches[0].extra_info
-        table = Table(title=f"{profile}: measured RTT {info['measured_rtt_ms']} ms "
-                            f"({info['backend']}, {info.get('runtime', 'in-process')}), "
+        table = Table(title=f"{profile}: {_where(info)}, "
                             f"{concurrency} sessions to {concurrency} devices, "
                             f"{info['command']!r} twice per session", title_justify="left")
         for column in ("client", "makespan", "session", *PHASES, "client CPU s", "client CPU",

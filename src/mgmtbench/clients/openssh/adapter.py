@@ -130,6 +130,9 @@ class OpensshClient(TranslatedClient):
         library cannot honour."""
         if target.auth is Auth.AGENT and target.agent_socket is None:
             raise UsageError("openssh: auth 'agent' needs a target agent_socket")
+        if target.auth is not Auth.AGENT and target.key_file is None:
+            raise UsageError("openssh: the OpenSSH client logs in with a key (BatchMode cannot "
+                             "type a password): give the target a key file or use the agent")
 
     def _translating(self) -> Translator:
         return translate_errors(self.name, ERRORS)

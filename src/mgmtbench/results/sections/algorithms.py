@@ -2,7 +2,8 @@
 ALL the runs the report was given (as the study appended its results per destination and
 averaged them: the mean of the runs' mean times, MB/s at that mean), the top N per operation for
 each client and server (fastest connect, fastest send, fastest receive), heatmaps of kex x cipher
-per MAC, and what one side supports that the other does not."""
+per MAC, what one side supports that the other does not, and each client's receive throughput
+beside its channel window (as the emulator saw it: ``client_*`` figures of the receive rows)."""
 
 from __future__ import annotations
 
@@ -60,8 +61,63 @@ def render(frame: pd.DataFrame, context: ReportContext) -> Section:
                 if drawn is not None:
                     charts.append(drawn)
                     lines += [f"![{drawn.stem}]({drawn.name})", ""]
+    lines += window_lines(measured, table)
     lines += unsupported_lines(rows)
     return Section(lines, charts)
+
+
+#: The receive rows' window figures (recorded against the emulator), and their table headings.
+WINDOW_COLUMNS = {"client_initial_window": "initial window KiB",
+                  "client_max_packet": "max packet", "client_largest_window": "largest window KiB",
+                  "client_adjusts_per_transfer": "adjusts per transfer"}
+
+
+def window_lines(measured: pd.DataFrame, table: pd.DataFrame) -> list[str]:
+    """Per profile and client: receive MB/s against each server (the cells every profile
+    measured for that client, averaged over runs) beside the client's window as the emulator
+    saw it (the latest run's), and the most that window lets through per round trip."""
+    if "client_initial_window" not in measured:
+        return []
+    receives = measured[measured["operation"] == "receive"]
+    seen = receives.dropna(subset=["client_initial_window"])
+    if seen.empty:
+        return []
+    latest = seen.sort_values("run_time").groupby(["profile", "client"], sort=False).last()
+    averaged = table[table["operation"] == "receive"]
+    profiles = averaged["profile"].nunique()
+    rows = []
+    for client, mine in averaged.groupby("client", sort=False):
+        everywhere = mine.groupby(["cipher", "mac"]).filter(
+            lambda cell: cell["profile"].nunique() == profiles)
+        for (profile, cipher, mac), cell in (everywhere if not everywhere.empty else mine).groupby(
+                ["profile", "cipher", "mac"], sort=False):
+            row: dict[str, Any] = {"profile": profile, "client": client, "cipher": cipher,
+                                   "mac": mac}
+            for server in ("emulator", "sshd"):
+                found = cell.loc[cell["server"] == server, "mb_per_s"]
+                row[f"{server} MB/s"] = float(found.iloc[0]) if not found.empty else float("nan")
+            window = latest.loc[(profile, client)] if (profile, client) in latest.index else None
+            for column, heading in WINDOW_COLUMNS.items():
+                value = float(window[column]) if window is not None else float("nan")
+                value = value / 1024 if heading.endswith("KiB") else value
+                row[heading] = int(value) if value.is_integer() else value  # 2048, not 2048.0
+            rtt = receives.loc[receives["profile"] == profile].get("measured_rtt_ms")
+            rtt_ms = float(rtt.mean()) if rtt is not None and rtt.notna().any() else 0.0
+            row["window / RTT MB/s"] = (float(window["client_largest_window"]) / 1e6 /
+                                        (rtt_ms / 1e3)
+                                        if window is not None and rtt_ms >= 1 else float("nan"))
+            rows.append(row)
+    if not rows:
+        return []
+    return ["### Receive throughput and the client's window", "",
+            "Receive MB/s per client and profile (cells measured at every profile, averaged over "
+            "runs) beside the client's SSH channel window as the emulator's source saw it on the "
+            "wire (latest run): the initial window and maximum packet size of its CHANNEL_OPEN, "
+            "the largest window it granted while reading (what it let the server have in "
+            "flight), its window adjusts per transfer, and that largest window per measured RTT "
+            "(the most a window allows; `-` below 1 ms). `sshd` does not show a client's "
+            "window (only in its debug log); the window is the client's setting, whatever the "
+            "server.", "", markdown_table(pd.DataFrame(rows, dtype=object), floats="{:.1f}"), ""]
 
 
 def average(measured: pd.DataFrame) -> pd.DataFrame:
