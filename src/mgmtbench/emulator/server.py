@@ -11,11 +11,8 @@ import resource
 import shutil
 import socket
 import tempfile
-import threading
-from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 
 import asyncssh
 
@@ -32,6 +29,7 @@ from mgmtbench.emulator.ssh_server import (
 from mgmtbench.emulator.tls import TlsFiles, make_tls_files, server_context
 from mgmtbench.emulator.transcripts import load_platform
 from mgmtbench.errors import UsageError
+from mgmtbench.loopthread import LoopThread
 from mgmtbench.privatefiles import create_new, private_folder, replace_private
 
 log = logging.getLogger("mgmtbench.emulator")
@@ -385,7 +383,7 @@ def _bind_error(what: str, host: str, port: int, exc: OSError) -> UsageError:
     return UsageError(f"cannot listen for {what} on {host}:{port}: {exc.strerror or exc}")
 
 
-class EmulatorThread:
+class EmulatorThread(LoopThread):
     """Run an :class:`Emulator` on its own event loop in a background thread.
 
     Used as a context manager by tests, benchmarks and the lab::
@@ -396,45 +394,14 @@ class EmulatorThread:
 
     def __init__(self, options: EmulatorOptions) -> None:
         self.emulator = Emulator(options)
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="mgmtbench-emulator",
-                                        daemon=True)
+        super().__init__(self.emulator, "mgmtbench-emulator")
 
     @property
     def endpoints(self) -> list[DeviceEndpoint]:
         """Where each served device answers."""
         return self.emulator.endpoints
 
-    def call(self, coro: Awaitable[object], timeout: float = 60) -> object:
-        """Run a coroutine on the emulator's loop and wait for its result."""
-        async def wrap() -> object:
-            return await coro
-        return asyncio.run_coroutine_threadsafe(wrap(), self._loop).result(timeout)
-
-    def start(self) -> EmulatorThread:
-        """Start the loop's thread and the emulator on it; return when it serves."""
-        self._thread.start()
-        try:
-            self.call(self.emulator.start())
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def stop(self) -> None:
-        """Stop the emulator and its thread. Safe to call twice."""
-        if self._loop.is_closed():
-            return
-        if self._thread.is_alive():
-            self.call(self.emulator.stop())
-            self.call(_cancel_leftovers())
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(timeout=10)
-        self._loop.close()
-
-    def __enter__(self) -> EmulatorThread:
-        return self.start()
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.stop()
+    async def _stop_service(self) -> None:
+        """Stop the emulator, then cancel the connection tasks still being torn down."""
+        await self.emulator.stop()
+        await _cancel_leftovers()

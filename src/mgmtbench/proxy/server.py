@@ -13,17 +13,16 @@ import errno
 import shutil
 import socket
 import tempfile
-import threading
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 
 import asyncssh
 
 from mgmtbench.emulator.https_server import serve_https
 from mgmtbench.emulator.tls import TlsFiles, make_tls_files, server_context
 from mgmtbench.errors import UsageError
+from mgmtbench.loopthread import LoopThread
 from mgmtbench.proxy.app import ProxyApi, ProxyPolicy
 from mgmtbench.proxy.inventory import Inventory
 from mgmtbench.proxy.pool import PoolSettings, SshPool
@@ -129,7 +128,7 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-class ProxyThread:
+class ProxyThread(LoopThread):
     """An :class:`EdgeProxy` on its own event loop in a background thread::
 
         with ProxyThread(options) as proxy:
@@ -138,9 +137,7 @@ class ProxyThread:
 
     def __init__(self, options: ProxyOptions) -> None:
         self.proxy = EdgeProxy(options)
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="mgmtbench-proxy",
-                                        daemon=True)
+        super().__init__(self.proxy, "mgmtbench-proxy")
 
     @property
     def url(self) -> str:
@@ -152,36 +149,3 @@ class ProxyThread:
         """The CA that verifies the proxy's certificate."""
         assert self.proxy.tls is not None
         return self.proxy.tls.ca
-
-    def call(self, coro: Awaitable[object], timeout: float = 60) -> object:
-        """Run a coroutine on the proxy's loop and wait for its result."""
-        async def wrap() -> object:
-            return await coro
-        return asyncio.run_coroutine_threadsafe(wrap(), self._loop).result(timeout)
-
-    def start(self) -> ProxyThread:
-        """Start the loop's thread and the proxy on it."""
-        self._thread.start()
-        try:
-            self.call(self.proxy.start())
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def stop(self) -> None:
-        """Stop the proxy and its thread. Safe to call twice."""
-        if self._loop.is_closed():
-            return
-        if self._thread.is_alive():
-            self.call(self.proxy.stop())
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(timeout=10)
-        self._loop.close()
-
-    def __enter__(self) -> ProxyThread:
-        return self.start()
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.stop()
