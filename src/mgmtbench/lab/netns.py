@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from mgmtbench.lab.processes import environment
 
 NETNS_DIR = Path("/var/run/netns")
 CLONE_NEWNET = 0x40000000
+MS_BIND, MS_REC, MS_SHARED = 0x1000, 0x4000, 0x100000
 PREFIX = "mgmtbench-"
 # How long a lab waits for a helper process it starts (a namespace's configuration, the echo
 # server, the emulator) before giving up. Starting a Python process that imports the emulator
@@ -40,6 +42,55 @@ def setns_path(path: Path) -> None:
             raise OSError(err, f"setns({path}): {os.strerror(err)}")
     finally:
         os.close(fd)
+
+
+def create(name: str) -> None:
+    """Create network namespace ``name``, mounted at /var/run/netns/NAME as ``ip netns add``
+    does, from a short-lived thread: ``unshare(CLONE_NEWNET)`` moves only the calling thread, so
+    nothing is forked. (pyroute2's ``netns.create`` forks this process; a fork of a process with
+    other threads running, such as a test session with emulators on their loops, can deadlock in
+    the child on a lock some thread held at the fork.)"""
+    failed: list[BaseException] = []
+
+    def build() -> None:
+        try:
+            _create_here(name)
+        except BaseException as exc:  # handed to the caller's thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=build, name=f"netns {name}", daemon=True)
+    thread.start()
+    thread.join()
+    if failed:
+        raise failed[0]
+
+
+def _mount(source: str, target: Path, flags: int) -> bool:
+    return _libc.mount(source.encode(), str(target).encode(), b"none", flags, None) == 0
+
+
+def _create_here(name: str) -> None:
+    """In a thread of its own (it ends in the new namespace): iproute2's netns_add."""
+    NETNS_DIR.mkdir(parents=True, exist_ok=True)
+    # The folder is a shared mount, so a namespace mounted in it shows in every mount namespace
+    # (made a mount point by binding it onto itself first, the first time).
+    if not _mount("", NETNS_DIR, MS_SHARED | MS_REC) and (
+            not _mount(str(NETNS_DIR), NETNS_DIR, MS_BIND | MS_REC)
+            or not _mount("", NETNS_DIR, MS_SHARED | MS_REC)):
+        err = ctypes.get_errno()
+        raise OSError(err, f"cannot make {NETNS_DIR} a shared mount: {os.strerror(err)}")
+    path = NETNS_DIR / name
+    os.close(os.open(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL, 0))
+    try:
+        if _libc.unshare(CLONE_NEWNET) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f"unshare(CLONE_NEWNET): {os.strerror(err)}")
+        if not _mount("/proc/thread-self/ns/net", path, MS_BIND):
+            err = ctypes.get_errno()
+            raise OSError(err, f"mount {path}: {os.strerror(err)}")
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
 
 
 def lab_namespaces() -> list[str]:

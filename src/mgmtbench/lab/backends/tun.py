@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from typing import Any
 
 from mgmtbench.errors import UsageError
 from mgmtbench.lab.backends.base import LinkBackend
+from mgmtbench.lab.netns import START_TIMEOUT
 from mgmtbench.lab.processes import spawn
 from mgmtbench.lab.state import STATE_ROOT
 
@@ -66,11 +68,15 @@ class TunBackend(LinkBackend):
                 [sys.executable, "-m", "mgmtbench.lab.delayline", json.dumps(spec)], log=log,
                 stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True)
         assert self._process.stdout is not None
-        line = self._process.stdout.readline()
+        ready, _, _ = select.select([self._process.stdout], [], [], START_TIMEOUT)
+        line = self._process.stdout.readline() if ready else ""
         if line.strip() != "ready":
+            if self._process.poll() is None:  # hung: never wait for it unbounded
+                self._process.kill()
             self._process.wait(timeout=5)
             lines = log.read_text(errors="replace").strip().splitlines()
-            raise UsageError(f"the delay line did not start: {lines[-1] if lines else 'no output'}")
+            why = lines[-1] if lines else f"nothing said within {START_TIMEOUT:.0f} s"
+            raise UsageError(f"the delay line did not start: {why}")
 
     def down(self) -> None:
         """Stop the delay line (its interfaces vanish with it)."""

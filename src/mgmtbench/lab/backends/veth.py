@@ -18,23 +18,14 @@ from abc import abstractmethod
 from typing import Any, ClassVar
 
 from pyroute2 import IPRoute
-from pyroute2 import config as pyroute2_config
 from pyroute2.netlink.exceptions import NetlinkError
 
 from mgmtbench.lab.backends.base import LinkBackend
-from mgmtbench.lab.netns import START_TIMEOUT, link_index
+from mgmtbench.lab.netns import link_index
 from mgmtbench.lab.nsconfig import in_namespace
 
 ETH_P_ALL = 0x0003
 INGRESS = "ffff:"
-
-# pyroute2 gives the process it forks to create a namespace (``netns.create``, every lab's first
-# step) 2 s to answer. Where a lab's start timeout is raised (a VM under software emulation on a
-# busy machine, where that fork of a large test process took longer), it gets as long.
-if "MGMTBENCH_LAB_START_TIMEOUT" in os.environ:
-    pyroute2_config.default_communicate_timeout = max(
-        pyroute2_config.default_communicate_timeout, START_TIMEOUT)
-
 
 class VethLink(LinkBackend):
     """Creates ``host_if`` <-> ``dev_if`` with ``dev_if`` moved into the device namespace."""
