@@ -32,7 +32,8 @@ from mgmtbench.lab.state import STATE_ROOT, LabState, known_labs, used_indexes
 pytestmark = pytest.mark.skipif(not has_net_admin(), reason="labs need root or CAP_NET_ADMIN")
 
 CHILD = """
-import sys, time
+import faulthandler, signal, sys, time
+faulthandler.register(signal.SIGUSR1, all_threads=True)  # where it hangs, should it
 from mgmtbench.lab import Lab, resolve
 with Lab(resolve("campus"), calibration_samples=3) as lab:
     print(lab.state.netns, lab.state.host_if, *lab.state.pids, flush=True)
@@ -84,7 +85,14 @@ def test_signals_tear_the_lab_down(sig: signal.Signals) -> None:
     assert netns in lab_namespaces()
     assert len(pids) >= 3  # delay line, echo server, emulator
     child.send_signal(sig)
-    child.communicate(timeout=30)
+    try:
+        child.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        child.send_signal(signal.SIGUSR1)  # its stacks to stderr
+        time.sleep(1)
+        child.kill()
+        _, err = child.communicate(timeout=10)
+        pytest.fail(f"the lab's process did not end within 60 s of {sig.name}:\n{err}")
     assert_gone(netns, host_if, pids)
 
 
