@@ -66,7 +66,8 @@ def create(name: str) -> None:
 
 
 def _mount(source: str, target: Path, flags: int) -> bool:
-    return _libc.mount(source.encode(), str(target).encode(), b"none", flags, None) == 0
+    result: int = _libc.mount(source.encode(), str(target).encode(), b"none", flags, None)
+    return result == 0
 
 
 def _create_here(name: str) -> None:
