@@ -215,9 +215,11 @@ EDGE_PROFILES = "regional,continental"
 def edge(session: nox.Session) -> None:
     """The edge proxy (root: the two-link lab), then its report: the study's proxy modes
     (``fresh-ssh``, ``pooled-ssh``, ``keep-alive``) through the four httpx clients, the tunnel
-    through the head-end (asyncssh, paramiko, ``ssh``), direct SSH ``pty-fresh`` and HTTPS
-    ``batch-post`` over the same links, 5 commands, at regional and continental WANs behind a
-    2 ms campus link; 100 devices behind one proxy at regional; saved under .benchmarks/ like
+    through the head-end (asyncssh, paramiko, ``ssh``; Netmiko and Scrapli without ``-batch``),
+    direct SSH ``pty-fresh`` and HTTPS ``batch-post`` over the same links, 5 commands, at
+    regional and continental WANs behind a 2 ms campus link; 100 devices behind one proxy at
+    regional, in the proxy modes and direct (HTTPS batch-post and keep-alive, SSH pty-fresh);
+    saved under .benchmarks/ like
     ``bench``, the report (direct against proxy, time against the WAN's RTT) in edge-report/.
 
     Sized for about 10 minutes on 2 cores. Extra arguments go to pytest and override the
@@ -292,8 +294,9 @@ RUNNER_PRIVILEGES = ("--cap-add", "NET_ADMIN", "--cap-add", "SYS_ADMIN",
 def docker(session: nox.Session) -> None:
     """The docker device runtime for real (root): installs Docker Engine (Debian's docker.io) and
     debootstrap if missing, starts a private dockerd, builds a local base image (no registry
-    needed) and the device image on it, runs the docker runtime tests and a benchmark through an
-    impaired link with ``--device-runtime docker``, builds the bench runner image and runs a
+    needed) and the device image on it, runs the docker runtime tests (and the edge proxy's
+    chain with docker devices) and a benchmark through an impaired link with
+    ``--device-runtime docker``, builds the bench runner image and runs a
     benchmark in it (its own lab inside its container), and stops dockerd whatever happened.
 
     Extra arguments go to the benchmark's pytest (``nox -s docker -- --clients paramiko``).
@@ -309,7 +312,8 @@ def docker(session: nox.Session) -> None:
         session.run(*dockerd, "base-image", "mgmtbench-base:bookworm")
         session.run(*dockerd, "build", "--base", "mgmtbench-base:bookworm",
                     "--tag", "mgmtbench-device:latest")
-        session.run("pytest", "tests/test_docker_runtime.py", "-p", "no:cacheprovider",
+        session.run("pytest", "tests/test_docker_runtime.py", "tests/test_edge_docker.py",
+                    "-p", "no:cacheprovider",
                     "--device-image", "mgmtbench-device:latest", env=env)
         session.run("pytest", "benchmarks/test_transport_modes.py", "-p", "no:cacheprovider",
                     "--device-runtime", "docker", "--device-image", "mgmtbench-device:latest",

@@ -11,8 +11,9 @@ library's message.
 
 With ``--inventory FILE [--limit PATTERN]`` the fleet is the inventory's hosts (profile
 ``inventory``; at most ``--sessions-per-device`` sessions on each, rounds paced by
-``--inventory-rate``): each session's answers are checked against its own first round's, whole
-(digests: choose a ``--fleet-command`` without counters for live devices).
+``--inventory-rate``): each session's answers are checked against its own first round's by
+digest, the platform's volatile lines (clock, uptimes, counters) masked first
+(:mod:`mgmtbench.targets.stable`), so any show command can be the ``--fleet-command``.
 """
 
 from __future__ import annotations

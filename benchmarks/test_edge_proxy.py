@@ -15,7 +15,12 @@ the device. One benchmark, parametrised over cases (``[proxy-httpx-keep-alive-re
 - ``tunnel``: an unmodified SSH client (asyncssh, paramiko, OpenSSH ``ssh``) through the head-end
   over an access link (campus), then HTTPS over the WAN to the proxy: ``ssh-https-ssh`` (a new SSH
   connection per iteration, an exec per command: the adapters' ``fresh-conn``) and
-  ``ssh-https-ssh-batch`` (one exec of the N lines: ``batch-exec``).
+  ``ssh-https-ssh-batch`` (one exec of the N lines: ``batch-exec``); and the shell clients
+  (Netmiko, Scrapli on OpenSSH) in ``ssh-https-ssh`` only: a new SSH connection per iteration, the
+  head-end's shell, one command line (so one GET over the WAN) at a time (their ``pty-fresh``).
+  They have no batch: they type a line, wait for its echo and the prompt, then type the next, so
+  the head-end never holds more than one line to send (a configuration session is the exception:
+  the head-end sends it as one POST at ``end``, but show commands are not configuration).
 
 Setup (connections made outside the timed part for the reusing modes, the proxy's pool warmed)
 is never timed. Every round's answer is checked against the device's transcripts. Recorded: each
@@ -25,9 +30,13 @@ whole path (``rtts``) and of the WAN (``wan_rtts``), what crossed the first link
 trips where the client counts them, and from the proxy: requests and new SSH connections per
 iteration, the time a request spent inside it and its CPU per request.
 
-``test_edge_proxy_concurrency``: ``--proxy-concurrency`` devices (100) behind one proxy, an
-``httpx-async`` session to each at once, per proxy mode: makespan, each session's time (p50,
-p95), CPU per request of the proxy, the emulator and the client, the proxy's pooled connections.
+``test_edge_proxy_concurrency``: ``--proxy-concurrency`` devices (100) behind one proxy, a
+client session to each at once, 5 commands: through the proxy in each proxy mode (``httpx-async``)
+and, for comparison, straight to the devices over the same two links: HTTPS ``batch-post``
+(the same httpx-async client code, to the device's own API) and ``keep-alive`` (the
+``httpx-async`` adapter, a GET per command), SSH ``pty-fresh`` (asyncssh). Recorded: makespan
+(the benchmark's time: one round of every session), each session's time (p50, p95), CPU per
+request of the proxy, the emulator and the client, the proxy's pooled connections.
 """
 
 from __future__ import annotations
@@ -44,10 +53,16 @@ import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
 from mgmtbench.clients import AnyClient, adapter
+from mgmtbench.clients.base import AsyncClient
 from mgmtbench.clients.roundtrips import RoundTripCounter
-from mgmtbench.emulator.oracle import expected_output, show_commands
+from mgmtbench.emulator.oracle import expected_output, same_output, show_commands
 from mgmtbench.lab.procfs import cpu_seconds
-from mgmtbench.proxy.clients import PROXY_CLIENTS, PROXY_MODES, AsyncProxyClient
+from mgmtbench.proxy.clients import (
+    PROXY_CLIENTS,
+    PROXY_MODES,
+    AsyncDeviceBatchClient,
+    AsyncProxyClient,
+)
 from mgmtbench.proxy.topology import EdgeLab
 from mgmtbench.targets import Auth, Login, Target, make_target
 from mgmtbench.testing import Driver, record, timing_info
@@ -60,6 +75,11 @@ MIN_ROUNDS, MAX_ROUNDS = 3, 20
 #: The tunnel's modes, and the adapter mode each one is (the study's head-end benchmark makes a
 #: new SSH connection per iteration for both).
 TUNNEL_MODES = {"ssh-https-ssh": "fresh-conn", "ssh-https-ssh-batch": "batch-exec"}
+#: The same for the shell clients: a shell per iteration, a line at a time (no batch: see above).
+SHELL_TUNNEL_MODES = {"ssh-https-ssh": "pty-fresh"}
+#: The tunnel's clients: exec clients and shell clients.
+TUNNEL_CLIENTS = {"asyncssh": TUNNEL_MODES, "paramiko": TUNNEL_MODES, "openssh": TUNNEL_MODES,
+                  "netmiko": SHELL_TUNNEL_MODES, "scrapli-bin": SHELL_TUNNEL_MODES}
 
 
 @dataclass(frozen=True)
@@ -73,6 +93,13 @@ class Case:
     @property
     def id(self) -> str:
         return f"{self.path}-{self.client}-{self.mode}"
+
+    @property
+    def client_mode(self) -> str:
+        """The client's own mode (the adapter's) that this case runs."""
+        if self.path == "tunnel":
+            return TUNNEL_CLIENTS[self.client][self.mode]
+        return self.mode
 
     def missing(self) -> str | None:
         """An install hint if the client's library is missing."""
@@ -98,7 +125,7 @@ class Case:
                                       known_hosts=edge.headend.trust)
         if self.client == "openssh":  # the ssh binary logs in with the key
             headend = replace(headend, auth=Auth.KEY)
-        return adapter(self.client)(headend, TUNNEL_MODES[self.mode])
+        return adapter(self.client)(headend, self.client_mode)
 
 
 def cases(config: pytest.Config) -> list[Case]:
@@ -111,8 +138,7 @@ def cases(config: pytest.Config) -> list[Case]:
     found = [Case("proxy", c, m) for c in wanted for m in PROXY_MODES]
     found += [Case("direct", "asyncssh", "pty-fresh"), Case("direct", "paramiko", "pty-fresh"),
               Case("direct", "httpx", "batch-post")]
-    found += [Case("tunnel", c, m) for c in ("asyncssh", "paramiko", "openssh")
-              for m in TUNNEL_MODES]
+    found += [Case("tunnel", c, m) for c, modes in TUNNEL_CLIENTS.items() for m in modes]
     return found
 
 
@@ -125,10 +151,39 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("case", found, ids=[c.id for c in found])
         numbers = counts(config, "--commands")
         metafunc.parametrize("commands", numbers, ids=[f"{n}cmd" for n in numbers])
-    if "sessions_mode" in metafunc.fixturenames:
+    if "concurrent" in metafunc.fixturenames:
         sessions = int(config.getoption("--proxy-concurrency"))
-        metafunc.parametrize("sessions_mode", PROXY_MODES if sessions > 0 else [],
-                             ids=[f"c{sessions}-{m}" for m in PROXY_MODES] if sessions else [])
+        chosen = CONCURRENT if sessions > 0 else []
+        metafunc.parametrize("concurrent", chosen, ids=[f"c{sessions}-{c.id}" for c in chosen])
+
+
+@dataclass(frozen=True)
+class Concurrent(Case):
+    """One way through the lab at concurrency: ``proxy`` or ``direct``, an asyncio client."""
+
+    def make_async(self, edge: EdgeLab, login: Login, index: int) -> AsyncClient:
+        """The client for a session to device ``index``."""
+        device = edge.chain.devices[index]
+        if self.path == "proxy":
+            assert edge.proxy is not None
+            proxy = make_target(edge.proxy.address, 22, edge.proxy.port, platform=PLATFORM,
+                                login=login, ca_file=edge.proxy.trust)
+            return AsyncProxyClient(proxy, self.mode, device.hostname)
+        target = make_target(device.address, device.ssh_port, device.https_port,
+                             platform=PLATFORM, login=login, ca_file=edge.chain.ca_file,
+                             known_hosts=edge.chain.known_hosts)
+        if self.mode == "batch-post":
+            return AsyncDeviceBatchClient(target, self.mode)
+        made = adapter(self.client)(target, self.mode)
+        assert isinstance(made, AsyncClient)
+        return made
+
+
+#: What the concurrency benchmark runs: the proxy's modes, then the direct ones over the same path.
+CONCURRENT = [Concurrent("proxy", "httpx-async", m) for m in PROXY_MODES] + [
+    Concurrent("direct", "httpx-async", "batch-post"),
+    Concurrent("direct", "httpx-async", "keep-alive"),
+    Concurrent("direct", "asyncssh", "pty-fresh")]
 
 
 def round_count(one_round: float) -> int:
@@ -196,14 +251,15 @@ def test_edge_proxy(benchmark: BenchmarkFixture, edge_lab_for: Callable[..., Edg
         proxy = use.figures(rounds)
     finally:
         driver.teardown()
-    wrong = [i for i, out in enumerate(outputs) if out != want]
+    wrong = [i for i, out in enumerate(outputs) if not same_output(PLATFORM, out, want)]
     assert not wrong, f"rounds {wrong} returned wrong output (first: {outputs[wrong[0]][:200]!r})"
 
     data = list(benchmark.stats.stats.data) if benchmark.stats else []
     links = edge.link_facts()
     wire = tap.result()
     record(benchmark, EXPERIMENT, lab=edge.chain, library=type(client),
-           path=case.path, client=case.client, mode=case.mode, commands=commands,
+           path=case.path, client=case.client, mode=case.mode, client_mode=case.client_mode,
+           commands=commands,
            profile=edge.chain.profile.name, **links,
            **(timing_info(data, edge.chain.facts().measured_rtt_ms) if data else {}),
            wan_rtts=round(statistics.fmean(data) * 1000 / links["wan_link_rtt_ms"], 2)
@@ -225,30 +281,33 @@ async def every(awaitables: Iterable[Awaitable[None]]) -> None:
 @pytest.mark.filterwarnings("ignore:Benchmark fixture was not used")
 def test_edge_proxy_concurrency(benchmark: BenchmarkFixture,
                                 edge_lab_for: Callable[..., EdgeLab], login: Login, wan: str,
-                                sessions_mode: str, request: pytest.FixtureRequest) -> None:
+                                concurrent: Concurrent, request: pytest.FixtureRequest) -> None:
+    hint = concurrent.missing()
+    if hint:
+        pytest.skip(hint)
     sessions = int(request.config.getoption("--proxy-concurrency"))
     edge = edge_lab_for(wan, devices=sessions)
     assert edge.proxy is not None
-    proxy = make_target(edge.proxy.address, 22, edge.proxy.port, platform=PLATFORM, login=login,
-                        ca_file=edge.proxy.trust)
     cmds = show_commands(PLATFORM, 5)
     devices = edge.chain.devices
     wants = [expected_output(PLATFORM, d.hostname, d.reported_ip, cmds) for d in devices]
-    clients = [AsyncProxyClient(proxy, sessions_mode, d.hostname) for d in devices]
+    clients = [concurrent.make_async(edge, login, i) for i in range(len(devices))]
     loop = asyncio.new_event_loop()
     latencies: list[float] = []
     wrong: list[str] = []
 
-    async def timed(client: AsyncProxyClient, want: str) -> None:
+    async def timed(client: AsyncClient, want: str, device: str) -> None:
         start = time.perf_counter()
         answer = await client.run(cmds)
         latencies.append(time.perf_counter() - start)
-        if answer != want:
-            wrong.append(client.device)
+        if not same_output(PLATFORM, answer, want):
+            wrong.append(device)
 
     def one_round() -> None:
-        loop.run_until_complete(every(timed(c, w) for c, w in zip(clients, wants, strict=True)))
+        loop.run_until_complete(every(timed(c, w, d.hostname)
+                                      for c, w, d in zip(clients, wants, devices, strict=True)))
 
+    proxied = concurrent.path == "proxy"
     try:
         loop.run_until_complete(every(c.setup() for c in clients))
         one_round()  # warm-up
@@ -259,21 +318,22 @@ def test_edge_proxy_concurrency(benchmark: BenchmarkFixture,
         devices_cpu, client_cpu = emulator_cpu(edge), time.process_time()
         benchmark.pedantic(one_round, rounds=rounds, iterations=1)
         devices_cpu, client_cpu = emulator_cpu(edge) - devices_cpu, time.process_time() - client_cpu
-        figures = use.figures(rounds)
-        pool = edge.proxy_stats()["pool"]
+        figures = use.figures(rounds) if proxied else {}
+        pool = edge.proxy_stats()["pool"] if proxied else {}
     finally:
         loop.run_until_complete(every(c.teardown() for c in clients))
         loop.close()
     assert not wrong, f"{len(wrong)} sessions returned wrong output (first: {wrong[0]})"
     ordered = sorted(latencies)
-    record(benchmark, "edge-proxy-concurrency", lab=edge.chain, library=AsyncProxyClient,
-           path="proxy", client="httpx-async", mode=sessions_mode, sessions=sessions,
-           commands=len(cmds), profile=edge.chain.profile.name, **edge.link_facts(),
+    record(benchmark, "edge-proxy-concurrency", lab=edge.chain, library=type(clients[0]),
+           path=concurrent.path, client=concurrent.client, mode=concurrent.mode,
+           sessions=sessions, commands=len(cmds), profile=edge.chain.profile.name,
+           **edge.link_facts(),
            session_p50_ms=round(ordered[len(ordered) // 2] * 1000, 1),
            session_p95_ms=round(ordered[int(len(ordered) * 0.95)] * 1000, 1),
-           ssh_pooled_open=pool["open"], ssh_peak_open=pool["peak_open"],
-           proxy_requests_per_round=figures["proxy_requests_per_iteration"],
-           ssh_opened_per_round=figures["ssh_opened_per_iteration"],
+           ssh_pooled_open=pool.get("open"), ssh_peak_open=pool.get("peak_open"),
+           proxy_requests_per_round=figures.get("proxy_requests_per_iteration"),
+           ssh_opened_per_round=figures.get("ssh_opened_per_iteration"),
            proxy_cpu_ms_per_request=figures.get("proxy_cpu_ms_per_request"),
            proxy_ms_per_request=figures.get("proxy_ms_per_request"),
            emulator_cpu_ms_per_request=round(devices_cpu * 1000 / (rounds * sessions), 2),

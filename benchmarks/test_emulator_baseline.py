@@ -1,21 +1,38 @@
-"""The emulator against a real OpenSSH sshd, through the OpenSSH client, at 0 ms.
+"""The emulator against other servers at 0 ms: how much of a benchmark's time it adds itself.
 
-One ``show version`` exec per round (TCP + handshake + auth + channel + exec + close): the
-``emulator / openssh-sshd`` ratio says how much of a benchmark's time the emulator itself adds.
+- Against a real OpenSSH sshd, through the OpenSSH client: one ``show version`` exec per round
+  (TCP + handshake + auth + channel + exec + close), the ``emulator / openssh-sshd`` ratio.
+- Against the study's Go emulator (clibench ``server``, ``--peer-server PATH``), through the same
+  Python client: an exec on a kept SSH connection, a fresh connection + exec, an HTTPS keep-alive
+  GET; per operation the emulator's time, the Go server's and their ratio (target <= 1.2), and
+  each server's CPU time per operation.
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
+import re
+import socket
+import ssl
+import statistics
 import subprocess
-from collections.abc import Callable
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
+import asyncssh
+import httpx
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
 from mgmtbench.emulator import EmulatorThread
-from mgmtbench.testing import USERNAME, ClientKeys, record
-from mgmtbench.testing.sshd import SshdDevice, ssh_command
+from mgmtbench.emulator.oracle import same_output
+from mgmtbench.lab import procfs
+from mgmtbench.testing import PASSWORD, USERNAME, ClientKeys, record
+from mgmtbench.testing.sshd import SshdDevice, free_port, ssh_command
 
 Target = tuple[int, str, Path, str]  # port, user, known_hosts, expected output
 
@@ -54,4 +71,209 @@ def test_openssh_exec_show_version(benchmark: BenchmarkFixture, request: pytest.
     record(benchmark, "emulator-baseline", server=server, client="openssh", profile="local",
            kex=kex)
     output = benchmark.pedantic(exec_once, rounds=30, warmup_rounds=3)
-    assert output == expected
+    assert same_output("cisco_ios", output, expected)  # the uptime runs: stable forms
+
+
+# --- The same Python client against the emulator and against a Go emulator ------------------
+#
+# clibench's ``server`` (github.com/lykinsbd/clibench, the study's tool: Go, x/crypto/ssh and
+# net/http) answers the same exec and HTTPS API. Both run as their own processes, answer the
+# same ``show version`` text byte for byte (the Go server is given the emulator's as its
+# transcript), and are driven by one asyncio client in this process (asyncssh, httpx) with the
+# same algorithms (curve25519-sha256, aes128-gcm, ed25519 host key) and password login. Each
+# round times a batch of operations on one server then the other (the order alternating): on a
+# shared machine the figures move, their ratio much less. The issue's target: mgmtbench / Go
+# <= 1.2 per operation.
+
+PEER_TARGET = 1.2
+PEER_CLIENT: dict[str, list[str]] = {
+    "kex_algs": ["curve25519-sha256"], "encryption_algs": ["aes128-gcm@openssh.com"],
+    "server_host_key_algs": ["ssh-ed25519"],
+    # The Go server offers password login only; keyboard-interactive costs a round trip more.
+    "preferred_auth": ["password"]}
+PEER_COMMAND = "show version"
+PEER_ROUNDS = int(os.environ.get("MGMTBENCH_PEER_ROUNDS", "7"))
+#: Operations per server in one round (a fresh connection costs ~10x an exec on a kept one).
+PEER_BATCH = {"ssh-exec-kept": 100, "ssh-exec-fresh": 15, "https-get-kept": 100}
+
+
+@dataclass
+class PeerServer:
+    """One of the two servers: its process, where it answers, and the client's kept sessions."""
+
+    name: str
+    process: subprocess.Popen[str]
+    ssh_port: int
+    https_port: int
+    conn: asyncssh.SSHClientConnection | None = None
+    http: httpx.AsyncClient | None = None
+
+    def cpu_seconds(self) -> float:
+        return procfs.cpu_seconds(self.process.pid)
+
+    async def connect(self) -> asyncssh.SSHClientConnection:
+        return await asyncssh.connect("127.0.0.1", self.ssh_port, username=USERNAME,
+                                      password=PASSWORD, known_hosts=None, **PEER_CLIENT)
+
+    async def operation(self, op: str) -> str:
+        """One operation; the command's output."""
+        if op == "ssh-exec-kept":
+            assert self.conn is not None
+            return str((await self.conn.run(PEER_COMMAND, check=True)).stdout)
+        if op == "ssh-exec-fresh":
+            async with await self.connect() as conn:
+                return str((await conn.run(PEER_COMMAND, check=True)).stdout)
+        assert self.http is not None
+        answer = await self.http.get(
+            f"https://127.0.0.1:{self.https_port}/admin/exec/{PEER_COMMAND.replace(' ', '+')}")
+        answer.raise_for_status()
+        return answer.text
+
+
+@dataclass
+class PeerPair:
+    """The emulator and the Go server, and the client's loop."""
+
+    loop: asyncio.AbstractEventLoop
+    ours: PeerServer
+    go: PeerServer
+
+
+def _serve_mgmtbench() -> tuple[subprocess.Popen[str], int, int]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mgmtbench.cli", "serve", "--ssh-port", "0", "--https-port", "0",
+         "--username", USERNAME, "--password", PASSWORD,
+         # The Go server's algorithms (the platform's own may differ: the handshake's cost too).
+         "--host-key", "ed25519", "--host-key-algs", "ssh-ed25519",
+         "--kex", ",".join(PEER_CLIENT["kex_algs"]),
+         "--ciphers", ",".join(PEER_CLIENT["encryption_algs"])],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert process.stdout is not None
+    ssh_port = https_port = 0
+    for line in process.stdout:
+        if found := re.search(r"ssh -p (\d+)", line):
+            ssh_port = int(found.group(1))
+        if found := re.search(r"https://[^/]+:(\d+)/", line):
+            https_port = int(found.group(1))
+        if line.startswith("Press Ctrl-C"):
+            break
+    assert ssh_port, "mgmtbench serve did not start"
+    assert https_port, "mgmtbench serve did not start its HTTPS server"
+    return process, ssh_port, https_port
+
+
+def _serve_peer(binary: str, transcripts: Path) -> tuple[subprocess.Popen[str], int, int]:
+    ssh_port, https_port = free_port(), free_port()
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:  # its HTTP/3 listener
+        udp.bind(("127.0.0.1", 0))
+        h3_port = int(udp.getsockname()[1])
+    process = subprocess.Popen(
+        [binary, "server", "--ssh-port", str(ssh_port), "--https-port", str(https_port),
+         "--http-3-port", str(h3_port), "--hostname", "R1", "--user", USERNAME,
+         "--pass", PASSWORD, "--transcripts", str(transcripts)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    waiting = {"SSH listening", "HTTPS listening"}
+    for line in process.stderr:
+        waiting = {w for w in waiting if w not in line}
+        if not waiting:
+            break
+    assert not waiting, f"{binary} server did not start (still waiting for {waiting})"
+    return process, ssh_port, https_port
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    for stream in (process.stdout, process.stderr):
+        if stream is not None:
+            stream.close()
+
+
+@pytest.fixture(scope="module")
+def peer_pair(request: pytest.FixtureRequest,
+              tmp_path_factory: pytest.TempPathFactory) -> Iterator[PeerPair]:
+    """Both servers running, each with a kept SSH connection and HTTPS client on one loop."""
+    binary = request.config.getoption("--peer-server")
+    if not binary:
+        pytest.skip("no Go emulator to compare with: build clibench outside this repository "
+                    "(git clone github.com/lykinsbd/clibench; go build ./cmd/clibench) and give "
+                    "its path with --peer-server PATH or MGMTBENCH_PEER_SERVER")
+    if not os.access(binary, os.X_OK):
+        pytest.skip(f"--peer-server {binary}: not an executable file")
+    loop = asyncio.new_event_loop()
+    servers: list[PeerServer] = []
+    try:
+        servers.append(PeerServer("mgmtbench", *_serve_mgmtbench()))
+        # The Go server answers from a folder of <command>.txt files: give it ours, byte for byte.
+        ours = loop.run_until_complete(servers[0].operation("ssh-exec-fresh"))
+        transcripts = tmp_path_factory.mktemp("peer-transcripts")
+        (transcripts / f"{PEER_COMMAND.replace(' ', '_')}.txt").write_text(ours)
+        servers.append(PeerServer("go", *_serve_peer(str(binary), transcripts)))
+        tls = ssl.create_default_context()
+        tls.check_hostname, tls.verify_mode = False, ssl.CERT_NONE  # both certificates made up
+        for server in servers:
+            server.conn = loop.run_until_complete(server.connect())
+            server.http = httpx.AsyncClient(verify=tls, auth=(USERNAME, PASSWORD))
+        yield PeerPair(loop, servers[0], servers[1])
+    finally:
+        for server in servers:
+            if server.conn is not None:
+                server.conn.close()
+            if server.http is not None:
+                loop.run_until_complete(server.http.aclose())
+            _stop(server.process)
+        loop.close()
+
+
+@pytest.mark.parametrize("op", list(PEER_BATCH))
+def test_same_client_against_go_emulator(benchmark: BenchmarkFixture, peer_pair: PeerPair,
+                                         op: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Per operation: the emulator's time, the Go server's, their ratio (median of the rounds'),
+    and each server's CPU time per operation (from /proc)."""
+    loop, ours, go = peer_pair.loop, peer_pair.ours, peer_pair.go
+    expected = loop.run_until_complete(ours.operation(op))
+    batch = PEER_BATCH[op]
+    times: dict[str, list[float]] = {ours.name: [], go.name: []}
+    cpu: dict[str, list[float]] = {ours.name: [], go.name: []}
+
+    async def timed(server: PeerServer) -> None:
+        before_cpu = server.cpu_seconds()
+        start = time.perf_counter()
+        for _ in range(batch):
+            output = await server.operation(op)
+        elapsed = time.perf_counter() - start
+        times[server.name].append(elapsed / batch)
+        cpu[server.name].append((server.cpu_seconds() - before_cpu) / batch)
+        # Stable forms: our uptime runs, the Go server's copy of the transcript does not.
+        assert same_output("cisco_ios", output, expected), f"{server.name}: {op} answered other text"
+
+    def one_round() -> None:
+        pair = (ours, go) if len(times[ours.name]) % 2 == 0 else (go, ours)
+        for server in pair:
+            loop.run_until_complete(timed(server))
+
+    for server in (ours, go):  # warm both up (first connections, caches) untimed
+        loop.run_until_complete(server.operation(op))
+    benchmark.group = "same Python client: mgmtbench vs Go emulator (clibench server), 0 ms"
+    benchmark.pedantic(one_round, rounds=PEER_ROUNDS, warmup_rounds=0)
+    ms = {name: statistics.median(values) * 1000 for name, values in times.items()}
+    cpu_ms = {name: statistics.median(values) * 1000 for name, values in cpu.items()}
+    pairs = zip(times[ours.name], times[go.name], strict=True)  # the rounds' interleaved pairs
+    ratio = statistics.median(a / b for a, b in pairs)
+    cpu_ratio = cpu_ms[ours.name] / max(cpu_ms[go.name], 1e-9)
+    record(benchmark, "emulator-vs-go", op=op, client="asyncssh+httpx", profile="local",
+           rounds=PEER_ROUNDS, batch=batch, mgmtbench_ms=round(ms[ours.name], 3),
+           go_ms=round(ms[go.name], 3), ratio=round(ratio, 2),
+           mgmtbench_cpu_ms=round(cpu_ms[ours.name], 3), go_cpu_ms=round(cpu_ms[go.name], 3),
+           cpu_ratio=round(cpu_ratio, 2), target_ratio=PEER_TARGET)
+    with capsys.disabled():
+        print(f"\n{op}: mgmtbench {ms[ours.name]:.3f} ms, Go {ms[go.name]:.3f} ms per op, "
+              f"ratio {ratio:.2f} ({'within' if ratio <= PEER_TARGET else 'over'} the "
+              f"{PEER_TARGET} target); server CPU per op {cpu_ms[ours.name]:.3f} vs "
+              f"{cpu_ms[go.name]:.3f} ms ({cpu_ratio:.1f}x); median of {PEER_ROUNDS} rounds of "
+              f"{batch}")

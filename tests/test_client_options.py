@@ -45,7 +45,7 @@ def test_paramiko_reports_the_chosen_algorithms(ios_target: Target) -> None:
     from mgmtbench.clients.paramiko.connect import connect
 
     chosen = replace(ios_target, algorithms=SshAlgorithms(
-        kex=("curve25519-sha256@libssh.org",), ciphers=(CIPHER,), macs=("hmac-sha2-256",)))
+        kex=("ecdh-sha2-nistp256",), ciphers=(CIPHER,), macs=("hmac-sha2-256",)))
     client = connect(chosen, timeout=30)
     try:
         transport = client.get_transport()

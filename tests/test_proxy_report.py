@@ -54,3 +54,24 @@ def test_one_profile_has_no_rtt_chart(tmp_path: Path) -> None:
     section = render(pd.DataFrame(rows("regional", 1.0)), ReportContext(out=tmp_path))
     assert section.charts == []
     assert not any("time against" in line for line in section.lines)
+
+
+def test_concurrency_direct_and_proxy_in_one_table(tmp_path: Path) -> None:
+    from mgmtbench.results.sections import edge_concurrency
+
+    cases = [("proxy", "httpx-async", "keep-alive", 2000.0, 11.8),
+             ("direct", "httpx-async", "batch-post", 1000.0, None),
+             ("direct", "asyncssh", "pty-fresh", 8000.0, None)]
+    frame = pd.DataFrame([{"experiment": edge_concurrency.EXPERIMENT, "wan_profile": "regional",
+                           "sessions": 100.0, "path": p, "client": c, "mode": m, "mean_ms": ms,
+                           "proxy_cpu_ms_per_request": cpu} for p, c, m, ms, cpu in cases])
+    section = edge_concurrency.render(frame, ReportContext(out=tmp_path))
+    assert discover()[edge_concurrency.EXPERIMENT].render is edge_concurrency.render
+    lines = "\n".join(section.lines).splitlines()
+    assert "## Edge proxy at concurrency: 100 sessions, WAN regional" in lines
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines
+            if line.startswith("| direct") or line.startswith("| proxy")]
+    # fastest first; the proxy is 4x faster than direct SSH, half as fast as direct batch-post
+    assert rows == [["direct", "httpx-async", "batch-post", "1000.00", "8.00", "1.00", "-"],
+                    ["proxy", "httpx-async", "keep-alive", "2000.00", "4.00", "0.50", "11.80"],
+                    ["direct", "asyncssh", "pty-fresh", "8000.00", "1.00", "0.12", "-"]]

@@ -132,8 +132,8 @@ def test_auth_methods(fresh_emulator: FreshEmulator, client_keys: ClientKeys,
     (SshServerOptions(Algorithms(macs=("hmac-nope",))), "'hmac-nope'", "hmac-sha2-256"),
     (SshServerOptions(Algorithms(host_key_algs=("ssh-nope",))), "'ssh-nope'", "rsa-sha2-256"),
     (SshServerOptions(auth_methods=("gssapi",)), "'gssapi'", "keyboard-interactive"),
-    (SshServerOptions(Algorithms(host_key_algs=("rsa-sha2-256",))), "rsa-sha2-256",
-     "ssh-ed25519"),  # a valid name that the ed25519 host key cannot sign with
+    (SshServerOptions(Algorithms(host_key_algs=("rsa-sha2-256",)), host_key_type="ed25519"),
+     "rsa-sha2-256", "ssh-ed25519"),  # a valid name that the ed25519 host key cannot sign with
 ], ids=["kex", "cipher", "mac", "host-key-alg", "auth-method", "host-key-mismatch"])
 def test_unsupported_names_are_one_clear_line(ssh: SshServerOptions, bad: str,
                                               listed: str) -> None:

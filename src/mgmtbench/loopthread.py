@@ -11,9 +11,29 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable, Coroutine
 from types import TracebackType
-from typing import Protocol, Self
+from typing import Any, Protocol, Self, TypeVar
+
+_T = TypeVar("_T")
+
+
+def new_event_loop() -> asyncio.AbstractEventLoop:
+    """A new event loop: uvloop's where it is installed (libuv's loop runs the emulator's
+    per-packet callbacks and socket writes in C, ~10-15 % less CPU per SSH exec), else
+    asyncio's."""
+    try:
+        import uvloop
+    except ImportError:  # not installed (or no build for this platform): asyncio's own loop
+        return asyncio.new_event_loop()
+    return uvloop.new_event_loop()
+
+
+def run(main: Coroutine[Any, Any, _T]) -> _T:
+    """``asyncio.run(main)`` on :func:`new_event_loop`'s loop."""
+    factory: Callable[[], asyncio.AbstractEventLoop] = new_event_loop
+    with asyncio.Runner(loop_factory=factory) as runner:
+        return runner.run(main)
 
 
 class Service(Protocol):
@@ -31,7 +51,7 @@ class LoopThread:
 
     def __init__(self, service: Service, name: str) -> None:
         self._service = service
-        self._loop = asyncio.new_event_loop()
+        self._loop = new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name=name, daemon=True)
 
     def call(self, coro: Awaitable[object], timeout: float = 60) -> object:

@@ -193,16 +193,21 @@ def server_lists(server: str) -> AlgorithmLists:
     raise UsageError(f"unknown server {server!r}: choose one of {', '.join(SERVERS)}")
 
 
-def server_preferred(server: str) -> AlgorithmLists:
-    """What ``server`` offers when not told otherwise, in its order."""
+def server_preferred(server: str, platform: str = "cisco_ios") -> AlgorithmLists:
+    """What ``server`` offers when not told otherwise, in its order (the emulator: the
+    ``platform``'s lists, as its real image offers them; asyncssh's where it has none)."""
     if server == "emulator":
         from asyncssh.encryption import get_default_encryption_algs
         from asyncssh.kex import get_default_kex_algs
         from asyncssh.mac import get_default_mac_algs
 
-        return AlgorithmLists.of(_decoded(get_default_kex_algs()),
-                                 _decoded(get_default_encryption_algs()),
-                                 _decoded(get_default_mac_algs()), _emulator_lists().aead)
+        from mgmtbench.emulator.transcripts import load_platform
+
+        ssh = load_platform(platform).style.identity.ssh
+        return AlgorithmLists.of(ssh.kex or _decoded(get_default_kex_algs()),
+                                 ssh.ciphers or _decoded(get_default_encryption_algs()),
+                                 ssh.macs or _decoded(get_default_mac_algs()),
+                                 _emulator_lists().aead)
     if server == "sshd":
         config = _sshd_config([])
         return AlgorithmLists.of(config["kexalgorithms"], config["ciphers"], config["macs"],

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from mgmtbench.errors import AuthenticationFailed, ClientTimeout, ConnectionFailed, WrongOutput
 from mgmtbench.targets import Target
 
-FIRST_PROMPT = re.compile(rb"(?:^|[\r\n])([\w.-]+)(?:\([\w.-]+\))?[>#] ?$")
+# ``R1#``, ``R1(config)#``, ``asa1> ``, Junos's ``admin@R1> ``.
+FIRST_PROMPT = re.compile(rb"(?:^|[\r\n])([\w.@-]+)(?:\([\w.-]+\))?[>#] ?$")
 PASSWORD_PROMPT = re.compile(rb"[Pp]assword: ?$")
 
 
@@ -43,9 +44,13 @@ class PtyState:
     prompt: re.Pattern[bytes] = FIRST_PROMPT
 
 
-def prompt_for(hostname: bytes) -> re.Pattern[bytes]:
-    """The prompt pattern of a device named ``hostname`` (any mode suffix, ``>`` or ``#``)."""
-    return re.compile(rb"(?:^|[\r\n])" + re.escape(hostname) + rb"(?:\([\w.-]+\))?[>#] ?$")
+def prompt_for(hostname: bytes, gap: str = "") -> re.Pattern[bytes]:
+    """The prompt pattern of a device named ``hostname`` (any mode suffix, ``>`` or ``#``);
+    ``gap``: what the device prints before the prompt's line (Junos: an empty line, ``"\\n"``;
+    its configuration mode's ``[edit]`` is not matched)."""
+    lead = rb"\r?\n" * gap.count("\n")
+    return re.compile(rb"(?:^|(?P<eol>[\r\n]))" + lead + re.escape(hostname)
+                      + rb"(?:\([\w.-]+\))?[>#] ?$")
 
 
 def output_of(command: str, chunk: bytes, prompt: re.Pattern[bytes]) -> str:
@@ -61,7 +66,9 @@ def output_of(command: str, chunk: bytes, prompt: re.Pattern[bytes]) -> str:
     if end is None:
         raise WrongOutput(f"no prompt after the output of {command!r}")
     cut = end.start()
-    if body[cut:cut + 1] == b"\n":
+    ends_line = (end.group("eol") is not None if "eol" in prompt.groupindex
+                 else body[cut:cut + 1] == b"\n")
+    if ends_line:
         cut += 1  # the prompt pattern starts at the newline that ends the output's last line
     return body[:cut].decode("ascii", "replace")
 
@@ -114,8 +121,8 @@ class SyncPty:
         first = self._until(FIRST_PROMPT)
         found = FIRST_PROMPT.search(first)
         assert found is not None
-        self.prompt = prompt_for(found.group(1))
-        if first.rstrip().endswith(b">"):
+        self.prompt = prompt_for(found.group(1), target.prompt_gap)
+        if target.enable_mode and first.rstrip().endswith(b">"):
             self.send(b"enable\n")
             self._until(PASSWORD_PROMPT)
             self.send(target.enable_secret.encode() + b"\n")
@@ -146,8 +153,8 @@ class AsyncPty:
         first = await self._until(FIRST_PROMPT)
         found = FIRST_PROMPT.search(first)
         assert found is not None
-        self.prompt = prompt_for(found.group(1))
-        if first.rstrip().endswith(b">"):
+        self.prompt = prompt_for(found.group(1), target.prompt_gap)
+        if target.enable_mode and first.rstrip().endswith(b">"):
             await self.send(b"enable\n")
             await self._until(PASSWORD_PROMPT)
             await self.send(target.enable_secret.encode() + b"\n")

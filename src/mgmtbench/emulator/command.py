@@ -11,6 +11,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from mgmtbench import loopthread
 from mgmtbench.emulator.guard import RateLimitFilter
 from mgmtbench.emulator.options import (
     AUTH_METHODS,
@@ -23,6 +24,7 @@ from mgmtbench.emulator.options import (
     env_name,
 )
 from mgmtbench.emulator.server import Emulator
+from mgmtbench.emulator.tls import USER_AGENT_RULES
 from mgmtbench.emulator.transcripts import available_platforms, check_login_privilege
 from mgmtbench.errors import UsageError
 
@@ -60,6 +62,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--authorized-keys", type=Path, default=None,
                    help="OpenSSH authorized_keys file for public-key login")
     add_ssh_server_arguments(p)
+    p.add_argument("--tls-versions", type=_names, default=(), metavar="TLSv1.2,TLSv1.3",
+                   help="TLS versions the HTTPS API offers (default: the platform's, as its "
+                        "real image: TLSv1.2 on cisco_ios and cisco_asa)")
+    p.add_argument("--user-agent-rule", choices=USER_AGENT_RULES, default="any",
+                   help="'device': refuse /admin/ requests without the platform's User-Agent "
+                        "(the ASA's ASDM/...), as the device; 'any': accept every agent "
+                        "(default: %(default)s)")
     p.add_argument("--processing-delay", type=float, default=0.0, metavar="SECONDS",
                    help="device CPU time added to every command (default: 0)")
     add_limit_arguments(p)
@@ -142,12 +151,14 @@ def limits_from_args(args: argparse.Namespace) -> Limits:
 
 def add_ssh_server_arguments(p: argparse.ArgumentParser) -> None:
     """The SSH server's algorithm lists, host key and login methods (``serve`` and ``lab``)."""
-    p.add_argument("--host-key", choices=sorted(HOST_KEY_TYPES), default="ed25519",
-                   help="type of the SSH host key generated for this run (default: %(default)s)")
+    p.add_argument("--host-key", choices=sorted(HOST_KEY_TYPES), default=None,
+                   help="type of the SSH host key generated for this run (default: the "
+                        "platform's, as its real image has: rsa on cisco_ios and cisco_asa)")
     for flag, what in (("--kex", "key exchange"), ("--ciphers", "cipher"), ("--macs", "MAC"),
                        ("--host-key-algs", "host key (signature)")):
         p.add_argument(flag, type=_names, default=None, metavar="NAME,NAME,...",
-                       help=f"{what} algorithms the SSH server offers (default: asyncssh's)")
+                       help=f"{what} algorithms the SSH server offers (default: the platform's, "
+                            "as its real image offers them: [ssh] in its platform.toml)")
     p.add_argument("--auth-methods", type=_names, default=AUTH_METHODS, metavar="METHOD,...",
                    help=f"login methods offered, of {', '.join(AUTH_METHODS)} (default: all "
                         "that the credentials allow)")
@@ -227,6 +238,8 @@ def options_from_args(args: argparse.Namespace) -> EmulatorOptions:
         processing_delay=args.processing_delay,
         transcripts=args.transcripts,
         state_dir=args.state_dir,
+        tls_versions=args.tls_versions,
+        user_agent_rule=args.user_agent_rule,
     )
     return options.with_ssh_server(ssh_server_from_args(args))
 
@@ -238,7 +251,7 @@ def run(args: argparse.Namespace) -> int:
     for handler in logging.getLogger().handlers:  # a flood of one event: a few lines, a count
         handler.addFilter(RateLimitFilter())
     logging.getLogger("asyncssh").setLevel(logging.WARNING)
-    return asyncio.run(_serve(options_from_args(args)))
+    return loopthread.run(_serve(options_from_args(args)))  # uvloop's loop where installed
 
 
 async def _serve(options: EmulatorOptions) -> int:
@@ -269,8 +282,11 @@ def _print_ready(emulator: Emulator) -> None:
             print(f"    ssh -p {endpoint.ssh_port} -o UserKnownHostsFile={emulator.known_hosts} "
                   f"{creds.username}@{endpoint.host}")
         if endpoint.https_port and emulator.tls is not None:
-            print(f"    curl -u {creds.username}:{creds.password} --cacert {emulator.tls.ca} "
-                  f"{endpoint.https_url('show version')}")
+            agent = endpoint.device.platform.style.identity.https.user_agent
+            agent_flag = (f"-A '{agent}/ Java/1.8.0_131' "
+                          if agent and opts.user_agent_rule == "device" else "")
+            print(f"    curl {agent_flag}-u {creds.username}:{creds.password} --cacert "
+                  f"{emulator.tls.ca} {endpoint.https_url('show version')}")
     if count > len(shown):
         last = emulator.endpoints[-1]
         print(f"  ... {count - len(shown)} more, up to {last.hostname} "

@@ -30,6 +30,8 @@ _KEYED: dict[tuple[str, ...], int] = {
     ("banner", "motd"): 2,
     ("clock", "timezone"): 2,
     ("logging", "buffered"): 2,
+    ("snmp-server", "location"): 2,
+    ("snmp-server", "contact"): 2,
     ("exec-timeout",): 1,
 }
 # Top-level keywords that open a block (a configuration sub-mode) and the prompt of that mode.
@@ -72,6 +74,8 @@ class ConfigLine:
 def line_key(text: str) -> str:
     """The key that decides which sibling a line replaces: a single-valued setting's name, else the line."""
     words = text.split()
+    if len(words) == 3 and words[0] == "mtu":  # ASA's global `mtu <nameif> <bytes>`
+        return f"mtu {words[1].lower()}"
     for length in (3, 2, 1):
         if tuple(words[:length]) in _KEYED:
             return " ".join(words[:length]).lower()
@@ -182,8 +186,9 @@ class RunningConfig:
     :attr:`version` counts changes (for caching the rendered text).
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, indent: int = 1) -> None:
         self.root: list[ConfigLine] = []
+        self.indent = indent  # spaces per level when rendered (NX-OS 2, EOS 3)
         self.version = 0
         stack: list[tuple[int, list[ConfigLine]]] = [(-1, self.root)]
         for raw in text.splitlines():
@@ -205,7 +210,7 @@ class RunningConfig:
         def walk(lines: list[ConfigLine], depth: int) -> None:
             for line in lines:
                 if not line.removed:
-                    out.append(" " * depth + line.text)
+                    out.append(" " * (depth * self.indent) + line.text)
                     walk(line.children, depth + 1)
 
         walk(self.root, 0)
@@ -254,6 +259,28 @@ class RunningConfig:
             index.discard(line)
             line.removed = True
         self._removed += len(doomed)
+        if self._removed > 1024 and self._removed * 2 > len(self.root):
+            self._compact()
+
+    def append(self, text: str, block: ConfigLine) -> ConfigLine:
+        """Add ``text`` at the end of ``block`` even if a line with its key is there
+        (IOS's ``ip address ... secondary``)."""
+        line = ConfigLine(text)
+        block.children.append(line)
+        self._index(block).add(line)
+        self.version += 1
+        return line
+
+    def remove_lines(self, lines: list[ConfigLine], block: ConfigLine | None = None) -> None:
+        """Remove exactly ``lines`` (live lines of ``block``, None: global)."""
+        if not lines:
+            return
+        index = self._index(block)
+        for line in lines:
+            index.discard(line)
+            line.removed = True
+        self.version += 1
+        self._removed += len(lines)
         if self._removed > 1024 and self._removed * 2 > len(self.root):
             self._compact()
 

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from dataclasses import dataclass, replace
 
+from mgmtbench.emulator.clock import DeviceClock, clock_spec, fill
 from mgmtbench.emulator.config import RunningConfig
+from mgmtbench.emulator.configstore import ConfigStore
+from mgmtbench.emulator.derived import DerivedState
 from mgmtbench.emulator.filesystem import DEFAULT_SIZE, DeviceFileSystem
-from mgmtbench.emulator.transcripts import CommandWords, Platform, render
+from mgmtbench.emulator.identity import FactsIdentity, mac_address, serial_number
+from mgmtbench.emulator.transcripts import PLACEHOLDER, CommandWords, Platform, render
 from mgmtbench.emulator.windows import WindowLog
 
 RUNNING_CONFIG: CommandWords = ("show", "running-config")
@@ -25,12 +30,15 @@ class DeviceFacts:
     mgmt_ip: str
 
     @classmethod
-    def for_hostname(cls, hostname: str, mgmt_ip: str = "198.18.0.1") -> DeviceFacts:
-        """Facts derived from the hostname, so the same name always gives the same device."""
-        digest = hashlib.sha256(hostname.encode()).hexdigest().upper()
-        serial = "FTX" + digest[:8]
-        mac = f"5254.{digest[8:12]}.{digest[12:16]}".lower()
-        return cls(hostname=hostname, serial=serial, mac=mac, mgmt_ip=mgmt_ip)
+    def for_hostname(cls, hostname: str, mgmt_ip: str = "198.18.0.1",
+                     form: FactsIdentity | None = None) -> DeviceFacts:
+        """Facts derived from the hostname, so the same name always gives the same device;
+        serial and MAC address in the platform's ``form`` (``platform.style.identity.facts``:
+        a Cisco serial such as FDO2213A0PN, a MAC address in a Cisco OUI)."""
+        form = form or FactsIdentity()
+        digest = hashlib.sha256(hostname.encode()).hexdigest()
+        return cls(hostname=hostname, serial=serial_number(form.serial_site, digest),
+                   mac=mac_address(form.mac_oui, digest[16:]), mgmt_ip=mgmt_ip)
 
     def as_dict(self) -> dict[str, str]:
         """The facts as the variables that transcript templates are rendered with."""
@@ -59,9 +67,21 @@ class Device:
         #: The client windows its SSH bulk source saw (:mod:`mgmtbench.emulator.windows`).
         self.ssh_windows = WindowLog()
         self._rendered: dict[CommandWords, str] = {}
+        # Transcripts with the clock's placeholders, split at them.
+        self._dynamic: dict[CommandWords, list[str]] = {}
         self._config_text: tuple[int, str] | None = None  # (config version, rendered)
         template = platform.transcripts.get(RUNNING_CONFIG)
-        self.config = RunningConfig(render(template, facts.as_dict())) if template else None
+        self.config = (RunningConfig(render(template, facts.as_dict()),
+                                     indent=platform.style.config_indent) if template else None)
+        #: The startup configuration and the archive's files (:mod:`.configstore`).
+        self.saved = ConfigStore(template, facts.as_dict())
+        #: The device's clock: it runs from now, booted at a time its hostname decides.
+        self.clock = DeviceClock(clock_spec(platform), facts.hostname)
+        #: Outputs that follow the configuration (show interfaces, byte count ...).
+        first = facts.as_dict()
+        self.derived = (DerivedState(platform, self.config, self._static, self.clock.elapsed,
+                                     lambda: render(template or "", first))
+                        if self.config is not None else None)
 
     @property
     def hostname(self) -> str:
@@ -72,6 +92,7 @@ class Device:
         """Rename the device: its transcripts and running configuration follow the new name."""
         self.facts = replace(self.facts, hostname=hostname)
         self._rendered.clear()
+        self._dynamic.clear()
         if self.config is not None:
             self.config.set(f"hostname {hostname}")
 
@@ -80,10 +101,27 @@ class Device:
         if words == RUNNING_CONFIG and self.config is not None:
             # Rendered once per change: every request that shows it shares one string.
             if self._config_text is None or self._config_text[0] != self.config.version:
-                self._config_text = (self.config.version, self.config.render())
+                text = self.config.render()
+                if self.derived is not None:
+                    text = self.derived.running_config(text)
+                self._config_text = (self.config.version, text)
             return self._config_text[1]
+        if self.derived is not None and self.derived.has(words):
+            return self.derived.output(words)
+        text = self._static(words)
+        pieces = self._dynamic.get(words)
+        if pieces is not None:  # the clock, uptimes: text, a placeholder's name, text ...
+            value = self.clock.value
+            return "".join(value(piece) if odd else piece
+                           for odd, piece in zip(itertools.cycle((False, True)), pieces))
+        return text
+
+    def _static(self, words: CommandWords) -> str:
+        """A transcript filled with the device's facts (its clock placeholders left as they are)."""
         text = self._rendered.get(words)
         if text is None:
-            text = render(self.platform.transcripts[words], self.facts.as_dict())
+            text = fill(self.platform.transcripts[words], self.facts.as_dict())
             self._rendered[words] = text
+            if "{{" in text:
+                self._dynamic[words] = PLACEHOLDER.split(text)
         return text

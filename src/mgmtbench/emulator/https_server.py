@@ -69,8 +69,10 @@ class DeviceApi:
     request came in on."""
 
     def __init__(self, devices: Mapping[tuple[str, int], Device], credentials: Credentials,
-                 limits: Limits) -> None:
+                 limits: Limits, user_agent: str | None = None) -> None:
         self._devices = devices
+        # The User-Agent prefix /admin/ requests must carry (the ASA's ASDM agent); None: any.
+        self._user_agent = None if user_agent is None else user_agent.encode()
         self._limits = limits
         self._throttle = AuthThrottle(limits)
         self._expected = b"Basic " + base64.b64encode(
@@ -88,9 +90,13 @@ class DeviceApi:
         try:
             device = self._device(scope)
             name = device.hostname
+            self._check_agent(scope)
             await self._authorize(scope, device)
             body = await self._body(scope, receive) if scope["method"] == "POST" else b""
             status, text = await self._handle(scope, device, body)
+            if _one_piece(text):  # sent at once: no piece after which to stop
+                await _respond(send, status, text)
+                return
             # The request is read: what comes next is the client leaving, if it does. Then the
             # rest of the answer is neither made nor sent.
             gone = asyncio.Event()
@@ -118,6 +124,15 @@ class DeviceApi:
         if device is None:
             raise _Refusal(404, "no device on this port\n")
         return device
+
+    def _check_agent(self, scope: Scope) -> None:
+        """Refuse an /admin/ request without the platform's User-Agent (when the rule is on)."""
+        if self._user_agent is None or not scope["path"].startswith("/admin/"):
+            return
+        agent = dict(scope["headers"]).get(b"user-agent", b"")
+        if not agent.startswith(self._user_agent):
+            raise _Refusal(403, f"this interface answers {self._user_agent.decode()} clients: "
+                           f"send User-Agent: {self._user_agent.decode()}/...\n")
 
     async def _authorize(self, scope: Scope, device: Device) -> None:
         given = dict(scope["headers"]).get(b"authorization", b"")
@@ -223,6 +238,14 @@ class DeviceApi:
         return replies
 
 
+def _one_piece(body: str | Sequence[Reply]) -> bool:
+    """Whether :func:`_respond` sends ``body`` in one piece (short, nothing made as it is sent):
+    most answers. Those skip the disconnect watcher, a task per request."""
+    if isinstance(body, str):
+        return len(body) < CHUNK
+    return all(r.more is None for r in body) and sum(r.size for r in body) < CHUNK
+
+
 async def _watch_disconnect(receive: Receive, gone: asyncio.Event) -> None:
     while (await receive())["type"] != "http.disconnect":
         pass
@@ -238,12 +261,15 @@ async def _respond(send: Send, status: int, body: str | Sequence[Reply],
     :class:`_ClientGone`) once ``gone`` is set: Hypercorn takes sends after a disconnect
     without a word and drops them."""
     replies = [Reply(body)] if isinstance(body, str) else body
+    # Filtered streamed output has no length before it is made: then sent chunked.
+    length = ([(b"content-length", str(sum(r.size for r in replies)).encode())]
+              if all(r.exact_size for r in replies) else [])
     await send({
         "type": "http.response.start",
         "status": status,
         "headers": [
             (b"content-type", b"text/plain; charset=us-ascii"),
-            (b"content-length", str(sum(r.size for r in replies)).encode()),
+            *length,
             *(headers or []),
         ],
     })
@@ -275,7 +301,7 @@ async def _lifespan(receive: Receive, send: Send) -> None:
 
 
 class _TlsConfig(Config):
-    """Hypercorn config that uses our TLS context (TLS 1.3 only, session tickets)."""
+    """Hypercorn config that uses our TLS context (the platform's TLS versions, session tickets)."""
 
     def __init__(self, context: ssl.SSLContext) -> None:
         super().__init__()
@@ -325,7 +351,9 @@ def share_tls_read_buffer(loop: asyncio.AbstractEventLoop) -> None:
     used between ``get_buffer()`` and ``buffer_updated()``, which the loop's transport calls
     back to back in one callback (received bytes are copied into the connection's TLS object at
     once), so one buffer per loop serves every connection. Private asyncio attributes: on a
-    Python without them this does nothing (and connections keep their own buffers).
+    Python without them this does nothing (and connections keep their own buffers). uvloop's
+    loop (the emulator's where installed) has none of them and needs none: its TLS read buffer
+    is allocated without being filled, so resident only as far as reads reach into it.
     """
     make = getattr(loop, "_make_ssl_transport", None)
     if make is None or getattr(make, "shares_read_buffer", False):

@@ -75,14 +75,16 @@ class Limits:
 
 @dataclass(frozen=True)
 class Algorithms:
-    """SSH algorithm lists offered by the server (None: asyncssh's defaults)."""
+    """SSH algorithm lists offered by the server (None: the platform's, as its real image offers
+    them by default: ``[ssh]`` in its ``platform.toml``; asyncssh's if it has none)."""
 
     kex: tuple[str, ...] | None = None
     ciphers: tuple[str, ...] | None = None
     macs: tuple[str, ...] | None = None
     compression: tuple[str, ...] = ("none",)
     # What the server signs the key exchange with: names its host key can sign with (an RSA
-    # host key: rsa-sha2-256, rsa-sha2-512, ssh-rsa). None: every one the key has.
+    # host key: rsa-sha2-256, rsa-sha2-512, ssh-rsa). None: the platform's for its own host key
+    # type, every one the key has for another type.
     host_key_algs: tuple[str, ...] | None = None
 
 
@@ -96,7 +98,7 @@ class SshServerOptions:
     """
 
     algorithms: Algorithms = field(default_factory=Algorithms)
-    host_key_type: str = "ed25519"
+    host_key_type: str | None = None  # None: the platform's (rsa on cisco_ios and cisco_asa)
     # Offered only when the credentials allow it too (a password, authorized keys).
     auth_methods: tuple[str, ...] = AUTH_METHODS
     # The privilege level a shell starts at (1: host>, 15: host#); None: the platform's
@@ -111,7 +113,7 @@ class SshServerOptions:
                   "--auth-methods": None if self.auth_methods == AUTH_METHODS
                   else self.auth_methods}
         flags = {flag: ",".join(names) for flag, names in values.items() if names is not None}
-        if self.host_key_type != SshServerOptions.host_key_type:
+        if self.host_key_type is not None:
             flags["--host-key"] = self.host_key_type
         if self.login_privilege is not None:
             flags["--login-privilege"] = str(self.login_privilege)
@@ -144,7 +146,7 @@ class EmulatorOptions:
     credentials: Credentials = field(default_factory=Credentials)
     limits: Limits = field(default_factory=Limits)
     algorithms: Algorithms = field(default_factory=Algorithms)
-    host_key_type: str = "ed25519"
+    host_key_type: str | None = None  # None: the platform's ([ssh] host_key)
     auth_methods: tuple[str, ...] = AUTH_METHODS  # offered if the credentials allow them
     processing_delay: float = 0.0  # seconds of device CPU time per command
     transcripts: Path | None = None  # None: the bundled transcripts
@@ -156,6 +158,12 @@ class EmulatorOptions:
     # The privilege level an SSH shell starts at: 15 lands at host#, 1 at host> (enable needed);
     # None: the platform's ``login_privilege`` (cisco_ios 15, cisco_asa 1).
     login_privilege: int | None = None
+    # TLS versions the HTTPS API offers ("TLSv1.2", "TLSv1.3"); empty: the platform's
+    # ([https] tls_versions: TLS 1.2 on cisco_ios and cisco_asa).
+    tls_versions: tuple[str, ...] = ()
+    # The platform's User-Agent rule for /admin/ requests ([https] user_agent: the ASA's ASDM
+    # agent): "any" accepts every agent, "device" refuses requests without it, as the device.
+    user_agent_rule: str = "any"
 
     @property
     def ssh_server(self) -> SshServerOptions:

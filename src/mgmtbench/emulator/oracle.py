@@ -3,6 +3,11 @@
 Benchmarks and tests check every answer a client returns against this (a fast wrong answer
 fails). The oracle builds the device the emulator would build for the same facts (hostname and
 management address) and renders the transcripts: no server, no session state.
+
+A device's clock, uptimes and interface counters run (:mod:`.clock`), so an answer is compared
+in its stable form (:func:`stable_output`): those values masked with the platform's own masks
+for live devices (``volatile`` and ``counters`` in its ``platform.toml``), every other character
+compared. Digests (:func:`expected_digest`, :func:`output_digest`) are of the stable form.
 """
 
 from __future__ import annotations
@@ -17,15 +22,42 @@ from mgmtbench.emulator.transcripts import load_platform
 
 def expected_output(platform: str, hostname: str, address: str, commands: Sequence[str]) -> str:
     """What the device ``hostname`` at ``address`` prints for ``commands``, concatenated."""
-    facts = DeviceFacts.for_hostname(hostname, mgmt_ip=address)
-    device = Device(load_platform(platform), facts, enable_secret="-")
+    loaded = load_platform(platform)
+    facts = DeviceFacts.for_hostname(hostname, mgmt_ip=address,
+                                     form=loaded.style.identity.facts)
+    device = Device(loaded, facts, enable_secret="-")
     return "".join(device.transcript(tuple(c.split())) for c in commands)
 
 
+def stable_output(platform: str, text: str) -> str:
+    """``text`` with what changes by itself on the device masked: the clock, uptimes, counters
+    (:func:`mgmtbench.targets.stable.mask` with the platform's masks)."""
+    from mgmtbench.targets.platforms import inventory_platforms
+    from mgmtbench.targets.stable import mask
+
+    known = inventory_platforms().get(platform)
+    return mask(text, known) if known is not None else text
+
+
+def same_output(platform: str, got: str | bytes, want: str | bytes) -> bool:
+    """Whether a device's answer ``got`` is the expected ``want`` once both are stable (bytes
+    are ASCII text)."""
+    if got == want:
+        return True
+    text = [v.decode("ascii", "replace") if isinstance(v, bytes) else v for v in (got, want)]
+    return stable_output(platform, text[0]) == stable_output(platform, text[1])
+
+
+def output_digest(platform: str, text: str) -> str:
+    """The sha256 (hex) of ``text``'s stable form (:func:`stable_output`)."""
+    stable = stable_output(platform, text)
+    return hashlib.sha256(stable.encode("ascii", "replace")).hexdigest()
+
+
 def expected_digest(platform: str, hostname: str, address: str, commands: Sequence[str]) -> str:
-    """The sha256 (hex) of :func:`expected_output`, for checks in another process."""
-    text = expected_output(platform, hostname, address, commands)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
+    """The digest (:func:`output_digest`) of :func:`expected_output`, for checks in another
+    process."""
+    return output_digest(platform, expected_output(platform, hostname, address, commands))
 
 
 def show_commands(platform: str, count: int) -> list[str]:

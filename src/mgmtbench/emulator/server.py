@@ -26,7 +26,7 @@ from mgmtbench.emulator.ssh_server import (
     host_key_pair,
     listen_ssh,
 )
-from mgmtbench.emulator.tls import TlsFiles, make_tls_files, server_context
+from mgmtbench.emulator.tls import TlsFiles, check_https, make_tls_files, server_context
 from mgmtbench.emulator.transcripts import load_platform
 from mgmtbench.errors import UsageError
 from mgmtbench.loopthread import LoopThread
@@ -97,12 +97,18 @@ class Emulator:
         claim_state_dir(self._state_dir)
         try:
             authorized = _authorized_keys(opts.credentials.authorized_keys)
-            self.host_key = asyncssh.generate_private_key(HOST_KEY_TYPES[opts.host_key_type])
-            self._host_key_pair = host_key_pair(self.host_key, opts.algorithms.host_key_algs)
+            ssh = platform.style.identity.ssh
+            key_type = opts.host_key_type or ssh.host_key
+            self.host_key = asyncssh.generate_private_key(HOST_KEY_TYPES[key_type])
+            # The platform's host key algorithms go with its own key type only.
+            self._host_key_pair = host_key_pair(
+                self.host_key, opts.algorithms.host_key_algs
+                or (ssh.host_key_algs if key_type == ssh.host_key else None))
             if opts.https:
                 self.tls = make_tls_files(self._state_dir / "tls", _tls_names(opts))
             devices = [
-                Device(platform, DeviceFacts.for_hostname(name, opts.mgmt_ip(index)),
+                Device(platform, DeviceFacts.for_hostname(name, opts.mgmt_ip(index),
+                                                         platform.style.identity.facts),
                        enable_secret=opts.credentials.enable_secret,
                        processing_delay=opts.processing_delay,
                        file_system_size=opts.limits.file_system_size)
@@ -120,7 +126,9 @@ class Emulator:
                 self.endpoints.append(DeviceEndpoint(device, opts.address(index), ssh_port,
                                                      https_port, counts))
             if opts.https and self.tls is not None:
-                api = DeviceApi(by_https_socket, opts.credentials, opts.limits)
+                api = DeviceApi(by_https_socket, opts.credentials, opts.limits,
+                                user_agent=(platform.style.identity.https.user_agent
+                                            if opts.user_agent_rule == "device" else None))
                 self._https_task = asyncio.create_task(self._serve_https(api))
             self._write_known_hosts()
         except BaseException:
@@ -193,8 +201,10 @@ class Emulator:
 
     async def _serve_https(self, api: DeviceApi) -> None:
         assert self.tls is not None
-        await serve_https(api, self._https_sockets, server_context(self.tls), self._shutdown,
-                          self.options.limits)
+        opts = self.options
+        identity = load_platform(opts.platform, opts.transcripts).style.identity.https
+        context = server_context(self.tls, versions=opts.tls_versions or identity.tls_versions)
+        await serve_https(api, self._https_sockets, context, self._shutdown, opts.limits)
 
     def _write_known_hosts(self) -> None:
         if self.host_key is None:
@@ -276,10 +286,11 @@ async def _cancel_leftovers() -> None:
 
 
 def _validate(options: EmulatorOptions) -> None:
-    if options.host_key_type not in HOST_KEY_TYPES:
+    if options.host_key_type is not None and options.host_key_type not in HOST_KEY_TYPES:
         raise UsageError(f"unknown host key type {options.host_key_type!r}: "
                          f"choose one of {', '.join(HOST_KEY_TYPES)}")
     check_ssh_server(options.ssh_server)
+    check_https(options.tls_versions, options.user_agent_rule)
     if not 1 <= options.devices <= 10_000:
         raise UsageError(f"--devices must be between 1 and 10000, not {options.devices}")
     for name in (options.hostname, *options.names):
@@ -393,8 +404,11 @@ class EmulatorThread(LoopThread):
     """
 
     def __init__(self, options: EmulatorOptions) -> None:
+        from mgmtbench.emulator.lograte import THREAD, limit_embedded_logs
+
+        limit_embedded_logs()  # a flood of one event: a few lines and a count, as in `serve`
         self.emulator = Emulator(options)
-        super().__init__(self.emulator, "mgmtbench-emulator")
+        super().__init__(self.emulator, THREAD)
 
     @property
     def endpoints(self) -> list[DeviceEndpoint]:

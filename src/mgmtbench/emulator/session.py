@@ -8,13 +8,16 @@ carry the same bytes for the same command.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from functools import cache
 
-from mgmtbench.emulator.config import ConfigLine, block_mode, expand
-from mgmtbench.emulator.device import HOSTNAME, Device
+from mgmtbench.emulator import filters, helptext
+from mgmtbench.emulator.config import ConfigLine
+from mgmtbench.emulator.configgrammar import ConfigState, configure
+from mgmtbench.emulator.device import Device
 from mgmtbench.emulator.fscommands import dir_output, verify_md5_output
 from mgmtbench.emulator.grammar import CommandTree, Match, ParseError, ParseErrorKind
 from mgmtbench.emulator.transcripts import Platform
@@ -33,6 +36,17 @@ class Mode(Enum):
 
 
 @dataclass(frozen=True)
+class Question:
+    """A question a command asks before it goes on (``Destination filename [x]?``,
+    ``[confirm]``): the shell prints ``prompt``, reads one line and carries on with
+    ``answer(line)``; transports without a terminal (SSH exec, HTTPS) take the default answer
+    (an empty line), as a client that only presses Enter."""
+
+    prompt: str
+    answer: Callable[[str], Reply]
+
+
+@dataclass(frozen=True)
 class Reply:
     """What the device prints for one line, and what the transport must do next."""
 
@@ -44,6 +58,11 @@ class Reply:
     # ``output``, made by ``more`` while they are sent, at the pace the client reads them.
     more: Callable[[], Iterator[str]] | None = None
     more_size: int = 0
+    #: False: ``more_size`` is only an upper bound (streamed output through a filter), so a
+    #: transport cannot announce the length before sending.
+    exact_size: bool = True
+    #: After ``output``, a question whose answer decides the rest (:class:`Question`).
+    ask: Question | None = None
 
     @property
     def size(self) -> int:
@@ -75,8 +94,13 @@ class CliSession:
         mode: Mode = Mode.USER,
         max_line: int = DEFAULT_MAX_LINE,
         max_output: int = MAX_BULK_OUTPUT,
+        user: str = "",
+        peer: str = "",
     ) -> None:
         self.device = device
+        #: Who logged in and from where (``show users``).
+        self.user = user
+        self.peer = peer
         self.mode = mode
         self.max_line = max_line
         self.max_output = max_output
@@ -85,22 +109,25 @@ class CliSession:
         self.term_width = style.default_term_width
         self.block: ConfigLine | None = None  # the config sub-mode's block, if any
         self.block_prompt: str | None = None
+        self.config_mode: str | None = None  # the sub-mode's name in the config grammar
+        #: Whether a terminal answers questions (:class:`Question`): the SSH shell sets it.
+        self.interactive = False
 
     @property
     def prompt(self) -> str:
         """The prompt the device prints in the current mode, e.g. ``host>`` or ``host(config-if)#``."""
-        suffix = self.device.platform.style.prompt_suffix
-        host = self.device.hostname
-        if self.mode is Mode.USER:
-            return f"{host}>{suffix}"
-        if self.mode is Mode.PRIV:
-            return f"{host}#{suffix}"
-        return f"{host}({self.block_prompt or 'config'})#{suffix}"
+        style = self.device.platform.style
+        template = (style.prompt_user if self.mode is Mode.USER else
+                    style.prompt_priv if self.mode is Mode.PRIV else style.prompt_config)
+        return template.format(host=self.device.hostname, user=self.user,
+                               mode=self.block_prompt or "config") + style.prompt_suffix
 
     def execute(self, line: str) -> Reply:
         """Run one typed line and return what the device prints for it (a refusal instead of
         output longer than ``max_output``)."""
         reply = self._execute(line)
+        if reply.ask is not None and not self.interactive:
+            reply = _default_answers(reply)
         if reply.size > self.max_output:
             return self.too_long(reply.size, self.max_output, "per command")
         return reply
@@ -121,15 +148,62 @@ class CliSession:
             try:
                 found = trees.config.match(line)
             except ParseError as exc:
-                if exc.kind is ParseErrorKind.INVALID and exc.position == _first_word(line):
-                    return self._configure(line.strip())
-                return self._error(exc, line)
+                if not trees.free_config:  # the platform's own config commands only (Junos)
+                    return self._error(exc, line)
+                return self._configure(line, exc)
             return found.action(self, found)
+        return self.run(tree, line)
+
+    def run(self, tree: CommandTree[Action], line: str, typed: str = "") -> Reply:
+        """Run an exec ``line`` of ``tree``, through its output filter if it has one; errors
+        are placed in ``typed`` (the whole line, ``do show ...``), of which ``line`` is the
+        end."""
+        typed = typed or line
         try:
             found = tree.match(line)
         except ParseError as exc:
-            return self._error(exc, line)
-        return found.action(self, found)
+            return self._error(_shifted(exc, len(typed) - len(line)), typed)
+        if found.pipe is None:
+            return found.action(self, found)
+        try:
+            line_filter = filters.make_filter(found.pipe)
+        except re.error:
+            position = len(typed.rstrip()) - len(found.pipe.args[0])
+            return self._error(ParseError(ParseErrorKind.INVALID, position), typed)
+        reply = found.action(self, found)
+        if reply.more is None:
+            return replace(reply, output=filters.filter_text(line_filter, reply.output))
+        return replace(reply, output="", more=lambda: filters.filter_chunks(
+            line_filter, reply.chunks()), more_size=reply.size, exact_size=False)
+
+    def _tree(self) -> CommandTree[Action]:
+        """The commands of the current mode."""
+        trees = _trees(self.device.platform)
+        if self.mode is Mode.CONFIG:
+            return trees.config
+        return trees.user if self.mode is Mode.USER else trees.priv
+
+    def help(self, line: str) -> str:
+        """What ``?`` typed at the end of ``line`` prints (before the prompt is reprinted)."""
+        style = self.device.platform.style
+        try:
+            options = self._tree().help(line)
+        except ParseError as exc:
+            if exc.kind is ParseErrorKind.AMBIGUOUS:
+                return self._error(exc, line).output
+            return style.unrecognized
+        if options.partial and not options.keywords and options.arg is None:
+            return style.unrecognized
+        exec_list = not line.strip() and self.mode is not Mode.CONFIG
+        return helptext.render(options, self.term_width,
+                               style.exec_help_header if exec_list else "")
+
+    def complete(self, line: str) -> str | None:
+        """The line with its last word completed by Tab, or None when no single word fits."""
+        word = self._tree().complete(line)
+        if word is None:
+            return None
+        return line[: len(line) - len(line.split()[-1])] + word + " "
 
     def enable(self, secret: str) -> Reply:
         """Answer the `enable` password prompt."""
@@ -145,31 +219,61 @@ class CliSession:
 
     def _error(self, exc: ParseError, line: str) -> Reply:
         style = self.device.platform.style
+        # The caret goes under the word at fault (past the end for an incomplete command),
+        # counted from the prompt's last line (Junos prints [edit] above it).
+        position = (len(line.rstrip()) + 1 if exc.kind is ParseErrorKind.INCOMPLETE
+                    else exc.position)
+        caret = " " * (len(self.prompt.rsplit("\n", 1)[-1]) + position) + "^"
+        token, word = _word_at(line, exc.position)
+        where = {"caret": caret, "word": word, "token": token}
         if exc.kind is ParseErrorKind.INVALID:
-            caret = " " * (len(self.prompt) + exc.position) + "^"
-            return Reply(style.invalid.format(caret=caret, command=line), ok=False)
+            first = token == 0
+            template = style.unknown_command if first and style.unknown_command else style.invalid
+            return Reply(template.format(command=line, **where), ok=False)
         if exc.kind is ParseErrorKind.AMBIGUOUS:
-            return Reply(style.ambiguous.format(command=line.strip()), ok=False)
-        return Reply(style.incomplete.format(command=line.strip()), ok=False)
+            return Reply(style.ambiguous.format(command=line.strip(), **where), ok=False)
+        if len(exc.words) == 1 and exc.words[0] in style.incomplete_hint_commands:
+            return Reply(style.incomplete_hint.format(command=exc.words[0]), ok=False)
+        return Reply(style.incomplete.format(command=line.strip(), **where), ok=False)
 
-    def _configure(self, line: str) -> Reply:
+    def _configure(self, line: str, builtin: ParseError) -> Reply:
+        """A configuration line that is no session command (``builtin``: why not) through the
+        platform's grammar (:mod:`.configgrammar`): refused like the device refuses it (the
+        error that got further into the line), or applied to the running configuration."""
         config = self.device.config
         if config is None:
             return Reply()
-        negate = line.lower().startswith("no ")
-        body = expand(line[3:].strip() if negate else line)
-        mode = block_mode(body)
-        if mode is not None:
-            if negate:
-                config.remove(body)
-                self.block, self.block_prompt = None, None
-                return Reply()
-            self.block, self.block_prompt = config.open_block(body), mode
-        elif negate:
-            config.remove(body, self.block)
-        else:
-            config.set(body, self.block)
+        state = ConfigState(self.block, self.block_prompt, self.config_mode)
+        try:
+            configure(self.device.platform, config, state, line, self.device.set_hostname)
+        except ParseError as exc:
+            further = builtin.position > exc.position and builtin.kind is ParseErrorKind.INVALID
+            return self._error(builtin if further else exc, line)
+        self.block, self.block_prompt, self.config_mode = state.block, state.prompt, state.mode
         return Reply()
+
+
+def _word_at(line: str, position: int) -> tuple[int, str]:
+    """The index (from 0) and text of the word of ``line`` at character ``position``."""
+    token, word = 0, ""
+    for index, found in enumerate(_WORDS.finditer(line)):
+        if found.start() > position:
+            break
+        token, word = index, found.group()
+    return token, word
+
+
+_WORDS = re.compile(r"\S+")
+
+
+def _default_answers(reply: Reply) -> Reply:
+    """A reply's questions answered with an empty line (no terminal to ask): the prompts
+    printed, each followed by a newline, then the rest of the output."""
+    asked: list[str] = []
+    while reply.ask is not None:
+        asked.append(f"{reply.output}{reply.ask.prompt}\n")
+        reply = reply.ask.answer("")
+    return replace(reply, output="".join(asked) + reply.output)
 
 
 # --- command actions ---------------------------------------------------------------------------
@@ -201,12 +305,19 @@ def _configure_terminal(session: CliSession, found: Match[Action]) -> Reply:
 
 def _term_length(session: CliSession, found: Match[Action]) -> Reply:
     session.term_length = int(found.args[-1])
-    return Reply()
+    return Reply(session.device.platform.style.paging_reply.format(value=found.args[-1]))
 
 
 def _term_width(session: CliSession, found: Match[Action]) -> Reply:
     session.term_width = int(found.args[-1])
-    return Reply()
+    return Reply(session.device.platform.style.width_reply.format(value=found.args[-1]))
+
+
+def _fixed_reply(text: str) -> Action:
+    """A command that only prints ``text`` (``replies`` in platform.toml)."""
+    def reply(session: CliSession, found: Match[Action]) -> Reply:
+        return Reply(text)
+    return reply
 
 
 def _noop(session: CliSession, found: Match[Action]) -> Reply:
@@ -247,6 +358,27 @@ def _verify_md5(session: CliSession, found: Match[Action]) -> Reply:
     return Reply(text, ok=ok)
 
 
+def _show_users(session: CliSession, found: Match[Action]) -> Reply:
+    """IOS's ``show users``: the session's own vty line (marked ``*``)."""
+    line = f"*  2 vty 0     {session.user:<10} idle                 00:00:00 {session.peer}"
+    return Reply("    Line       User       Host(s)              Idle       Location\n"
+                 f"{line.rstrip()}\n\n"
+                 "  Interface    User               Mode         Idle     Peer Address\n\n")
+
+
+def _one_interface(session: CliSession, found: Match[Action]) -> Reply:
+    """``show interfaces X``, ``show running-config interface X`` ...: one interface's part of
+    an output that follows the configuration (:mod:`.derived`); invalid input at the name when
+    there is no such interface."""
+    derived = session.device.derived
+    text = derived.one_interface(found.words, found.args[0]) if derived is not None else None
+    if text is None:
+        line = " ".join((*found.words, *found.args))
+        return session._error(ParseError(ParseErrorKind.INVALID, line.rindex(found.args[0])),
+                              line)
+    return Reply(text)
+
+
 def _end(session: CliSession, found: Match[Action]) -> Reply:
     session.end_config()
     return Reply()
@@ -255,29 +387,35 @@ def _end(session: CliSession, found: Match[Action]) -> Reply:
 def _config_exit(session: CliSession, found: Match[Action]) -> Reply:
     if session.block is not None:
         session.block, session.block_prompt = None, None
-    else:
-        session.end_config()
-    return Reply()
+        return Reply()
+    return _leave_config(session, found)
+
+
+def _leave_config(session: CliSession, found: Match[Action]) -> Reply:
+    """Leave configuration mode, saying so if the platform does (``exit configuration-mode``)."""
+    session.end_config()
+    return Reply(session.device.platform.style.config_exit_banner)
 
 
 def _do(session: CliSession, found: Match[Action]) -> Reply:
     """``do <exec command>`` (and ASA-style ``show ...``) from configuration mode."""
     line = found.args[0] if found.words == ("do",) else " ".join((*found.words, *found.args))
+    typed = f"do {line}" if found.words == ("do",) else line
+    tree = _trees(session.device.platform).priv
     try:
-        inner = _trees(session.device.platform).priv.match(line)
+        inner = tree.match(line)
     except ParseError as exc:
-        return session._error(exc, line)
+        return session._error(_shifted(exc, len(typed) - len(line)), typed)
     if inner.action in (_configure_terminal, _enable, _disable, _close):
         return Reply()
-    return inner.action(session, inner)
+    return session.run(tree, line, typed)
 
 
-def _hostname(session: CliSession, found: Match[Action]) -> Reply:
-    name = found.args[0]
-    if not HOSTNAME.match(name):
-        return session._error(ParseError(ParseErrorKind.INVALID, len("hostname ")), found.args[0])
-    session.device.set_hostname(name)
-    return Reply()
+def _shifted(exc: ParseError, offset: int) -> ParseError:
+    """``exc`` with its caret ``offset`` characters further right."""
+    if not offset or exc.kind is not ParseErrorKind.INVALID:
+        return exc
+    return ParseError(exc.kind, exc.position + offset, exc.words)
 
 
 _EXEC_BUILTINS: dict[str, Action] = {
@@ -285,7 +423,6 @@ _EXEC_BUILTINS: dict[str, Action] = {
     "exit": _close,
     "logout": _close,
     "quit": _close,
-    "terminal width <0-512>": _term_width,
     "terminal no monitor": _noop,
     "show privilege": _show_privilege,
     "show curpriv": _show_curpriv,
@@ -303,12 +440,25 @@ _FILE_COMMANDS: dict[str, Action] = {
     "dir <word>": _dir,
     "verify /md5 <word>": _verify_md5,
 }
+# Commands a platform has if its platform.toml lists them under ``commands``.
+_OPTIONAL_COMMANDS: dict[str, Action] = {
+    "show users": _show_users,
+    # Outputs that follow the configuration (:mod:`.derived`, ``[views]`` in config.toml).
+    "show ip interface": _transcript,
+    "show interfaces <word>": _one_interface,
+    "show interface <word>": _one_interface,
+    "show ip interface <word>": _one_interface,
+    "show running-config interface <word>": _one_interface,
+}
+# Exec commands hidden from `?` and Tab (the emulator's own).
+_HIDDEN = frozenset({"show bulk-output <0-268435456>", "show curpriv"})
+# Commands whose output may go through a filter (`| include ...`): show, dir and more.
+_FILTERED = ("show", "dir", "more")
 _CONFIG_BUILTINS: dict[str, Action] = {
     "end": _end,
     "exit": _config_exit,
     "do <line>": _do,
     "show <line>": _do,
-    "hostname <word>": _hostname,
     "terminal width <0-512>": _term_width,
     "terminal pager <0-2147483647>": _term_length,
     "pager lines <0-2147483647>": _term_length,
@@ -320,30 +470,67 @@ class _Trees:
     user: CommandTree[Action]
     priv: CommandTree[Action]
     config: CommandTree[Action]
+    #: Whether configuration lines that are no command go to the IOS-style configuration.
+    free_config: bool = True
 
 
 @cache
 def _trees(platform: Platform) -> _Trees:
-    user: CommandTree[Action] = CommandTree()
-    priv: CommandTree[Action] = CommandTree()
-    config: CommandTree[Action] = CommandTree()
-    privileged = platform.style.privileged
-    for words in platform.transcripts:
-        if words not in privileged:
-            user.add(" ".join(words), _transcript)
-        priv.add(" ".join(words), _transcript)
-    user.add_all(_EXEC_BUILTINS)
-    priv.add_all(_EXEC_BUILTINS)
-    for pattern in platform.style.paging:  # `terminal length 0` on IOS, `terminal pager 0` on ASA
-        user.add(pattern, _term_length)
-        priv.add(pattern, _term_length)
+    style = platform.style
+    pipe = filters.filter_tree(style.filters) if style.filters else None
+    user: CommandTree[Action] = CommandTree(pipe)
+    priv: CommandTree[Action] = CommandTree(pipe)
+    config: CommandTree[Action] = CommandTree(pipe)
+    privileged = style.privileged
+
+    def add(pattern: str, action: Action, *, user_too: bool) -> None:
+        options = {"pipe": pattern.startswith(_FILTERED), "hidden": pattern in _HIDDEN}
+        priv.add(pattern, action, **options)
+        if user_too and tuple(pattern.split()) not in privileged:
+            user.add(pattern, action, **options)
+
+    # Commands made by code first: a transcript of the same command is then not used.
+    for pattern, action in _EXEC_BUILTINS.items():
+        add(pattern, action, user_too=True)
+    for pattern in style.paging:  # `terminal length 0` on IOS, `terminal pager 0` on ASA
+        add(pattern, _term_length, user_too=True)
+    for pattern in style.width:  # `terminal width 511`, Junos's `set cli screen-width 511`
+        add(pattern, _term_width, user_too=True)
+    for pattern, text in style.replies.items():
+        add(pattern, _fixed_reply(text), user_too=True)
+    for pattern in style.config_commands:  # `configure` on Junos and EOS
+        add(pattern, _configure_terminal, user_too=True)
+    from mgmtbench.emulator.dialects import dialect_commands  # they build on this module
+
+    own = dialect_commands(style.dialect)
+    for pattern, action in own.exec.items():
+        add(pattern, action, user_too=True)
+    from mgmtbench.emulator.fileops import dialect  # it builds on this module
+
+    files = dialect(style.file_commands)  # copy, more, archive ... (may replace `write memory`)
     for pattern, action in _PRIV_BUILTINS.items():
-        priv.add(pattern, action)
-        if tuple(pattern.split()) not in privileged:
-            user.add(pattern, action)
-    priv.add_all(_FILE_COMMANDS)
-    config.add_all(_CONFIG_BUILTINS)
-    return _Trees(user, priv, config)
+        if pattern not in files:
+            add(pattern, action, user_too=True)
+    for pattern, action in {**_FILE_COMMANDS, **files}.items():
+        add(pattern, action, user_too=False)
+    for pattern in style.commands:
+        add(pattern, _OPTIONAL_COMMANDS[pattern], user_too=True)
+    for words in platform.transcripts:
+        pattern = " ".join(words)
+        if pattern not in priv:
+            add(pattern, _transcript, user_too=True)
+    for alias, target in style.aliases.items():  # `write` for `write memory` on IOS
+        add(alias, _alias(priv.match(target)), user_too=True)
+    leave = dict.fromkeys(style.config_exit_commands, _leave_config)
+    config.add_all({**_CONFIG_BUILTINS, **leave, **own.config})
+    return _Trees(user, priv, config, free_config=own.free_config)
+
+
+def _alias(target: Match[Action]) -> Action:
+    """An action that runs ``target`` (another command's words and arguments)."""
+    def run(session: CliSession, found: Match[Action]) -> Reply:
+        return target.action(session, Match(target.action, target.words, target.args))
+    return run
 
 
 def _first_word(line: str) -> int:

@@ -21,6 +21,7 @@ from mgmtbench.emulator.session import CliSession, Mode, Reply
 log = logging.getLogger("mgmtbench.emulator")
 
 CTRL_C, CTRL_U, CTRL_Z, BS, DEL, ESC = 0x03, 0x15, 0x1A, 0x08, 0x7F, 0x1B
+TAB, QUESTION = 0x09, 0x3F
 
 
 class _Interrupted(Exception):
@@ -78,8 +79,10 @@ class Terminal:
             self._skip_lf = True
         return byte
 
-    async def read_line(self, *, echo: bool = True) -> str | None:
-        """One line as typed (None at end of input)."""
+    async def read_line(self, *, echo: bool = True,
+                        assist: CliSession | None = None) -> str | None:
+        """One line as typed (None at end of input); with ``assist``, ``?`` lists what may come
+        next and Tab completes the word, as the device's CLI does."""
         buf: list[str] = []
         while True:
             byte = await self._byte()
@@ -109,11 +112,27 @@ class Terminal:
                 buf.clear()
             elif byte == ESC:
                 self._escape = 1
+            elif byte in (QUESTION, TAB) and assist is not None:
+                self._assist(assist, buf, byte)
             elif 0x20 <= byte < 0x7F and len(buf) <= self._max_line:
                 buf.append(chr(byte))
                 if echo:
                     self.write(chr(byte))
             # Other control bytes and non-ASCII bytes are ignored, as a device's CLI does.
+
+    def _assist(self, session: CliSession, buf: list[str], key: int) -> None:
+        """``?``: echo it, print the help, then the prompt and the line again; Tab: complete
+        the word in place, or print the prompt and the line again on a new line."""
+        line = "".join(buf)
+        if key == QUESTION:
+            self.write("?\n" + session.help(line) + session.prompt + line)
+            return
+        completed = session.complete(line)
+        if completed is None or len(completed) > self._max_line:
+            self.write("\n" + session.prompt + line)
+            return
+        self.write(completed[len(line):])
+        buf[:] = completed
 
     @staticmethod
     def _next_escape_state(state: int, byte: int) -> int:
@@ -128,12 +147,13 @@ async def run_shell(
 ) -> None:
     """Serve an interactive session until exit, logout or end of input."""
     term = Terminal(process, session.max_line)
+    session.interactive = True  # questions (Destination filename [x]?) are asked
     term.write("\n")
     while True:
         term.write(session.prompt)
         await term.drain()
         try:
-            line = await term.read_line()
+            line = await term.read_line(assist=session)
         except _Interrupted as exc:
             if exc.key == CTRL_Z or session.mode is Mode.CONFIG:
                 session.end_config()
@@ -144,12 +164,30 @@ async def run_shell(
         if line.strip() and delay:
             await asyncio.sleep(delay)
         reply = session.execute(line)
+        if reply.ask is not None:
+            reply = await _ask(term, reply)
         if reply.ask_secret:
             reply = await _read_secret(term, session)
         await _page(term, session, reply)
         if reply.close:
             await term.drain()
             return
+
+
+async def _ask(term: Terminal, reply: Reply) -> Reply:
+    """Ask a reply's questions (``Destination filename [x]?``), each after the output before
+    it, and carry on with the answers typed; Ctrl-C or Ctrl-Z gives up, as on a device."""
+    while reply.ask is not None:
+        term.write(reply.output + reply.ask.prompt)
+        await term.drain()
+        try:
+            answer = await term.read_line()
+        except _Interrupted:
+            return Reply()
+        if answer is None:
+            return Reply()
+        reply = reply.ask.answer(answer)
+    return reply
 
 
 async def _read_secret(term: Terminal, session: CliSession) -> Reply:
@@ -184,7 +222,7 @@ async def _page(term: Terminal, session: CliSession, reply: Reply) -> None:
         term.write(more)
         await term.drain()
         key = await term.read_key()
-        term.write("\r" + " " * len(more) + "\r")
+        term.write(_more_erase(session))
         if key == 0x20:
             step = page
         elif key in (0x0D, 0x0A):
@@ -213,11 +251,18 @@ async def _page_stream(term: Terminal, session: CliSession, reply: Reply, page: 
         term.write(more)
         await term.drain()
         key = await term.read_key()
-        term.write("\r" + " " * len(more) + "\r")
+        term.write(_more_erase(session))
         if key == 0x20:
             batch += itertools.islice(lines, page - 1)
         elif key not in (0x0D, 0x0A):  # q, Ctrl-C or anything else stops the output
             return
+
+
+def _more_erase(session: CliSession) -> str:
+    """What erases the --More-- prompt after a key: the platform's bytes (IOS: backspaces,
+    spaces, backspaces), else CR, spaces over the prompt, CR."""
+    style = session.device.platform.style
+    return style.more_erase or "\r" + " " * len(style.more_prompt) + "\r"
 
 
 def _lines(chunks: Iterable[str]) -> Iterator[str]:

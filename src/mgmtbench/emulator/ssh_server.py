@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import hmac
 import logging
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,8 @@ from asyncssh.sftp import MIN_SFTP_VERSION
 from mgmtbench.emulator.bulk import bulk_handler
 from mgmtbench.emulator.device import Device
 from mgmtbench.emulator.guard import Admission, AuthThrottle, source_of
+from mgmtbench.emulator.identity import login_banner
+from mgmtbench.emulator.lean_ssh import lean_connection
 from mgmtbench.emulator.options import AUTH_METHODS, Credentials, Limits, SshServerOptions
 from mgmtbench.emulator.session import CliSession, Mode, Reply
 from mgmtbench.emulator.sftp import sftp_factory
@@ -32,6 +35,11 @@ from mgmtbench.emulator.transcripts import LOGIN_PRIVILEGES
 from mgmtbench.errors import UsageError
 
 log = logging.getLogger("mgmtbench.emulator")
+
+# The ASA's default key exchange (diffie-hellman-group14-sha256) is finite-field DH, which the
+# cryptography package marks deprecated on every use: the device offers it, so the emulator
+# does, without a warning per connection.
+warnings.filterwarnings("ignore", message="Diffie-Hellman over finite fields")
 
 _PEER_GONE = (BrokenPipeError, ConnectionError, asyncssh.Error)
 
@@ -60,8 +68,10 @@ class _DeviceSSHServer(asyncssh.SSHServer):
     def __init__(self, device: Device, credentials: Credentials, limits: Limits,
                  authorized: Sequence[asyncssh.SSHKey], admission: Admission,
                  throttle: AuthThrottle, connections: set[asyncssh.SSHServerConnection],
-                 counts: SshCounts, process: Any, sftp: Any) -> None:
+                 counts: SshCounts, process: Any, sftp: Any,
+                 banner: LoginBanner | None = None) -> None:
         self._device = device
+        self._banner = banner
         self._credentials = credentials
         self._limits = limits
         self._authorized = authorized
@@ -95,6 +105,7 @@ class _DeviceSSHServer(asyncssh.SSHServer):
         self._counts.connections += 1
         self._conn = conn
         self._connections.add(conn)
+        lean_connection(conn)  # as a device: no SSH_MSG_IGNORE packets, no sshd_config reloads
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._admitted:
@@ -111,6 +122,9 @@ class _DeviceSSHServer(asyncssh.SSHServer):
                         self._device.hostname, self._peer, self._limits.max_sessions)
             raise asyncssh.DisconnectError(asyncssh.DISC_TOO_MANY_CONNECTIONS,
                                            "Too many sessions")
+        text = self._banner.text() if self._banner is not None else ""
+        if text and self._conn is not None:  # the device's `banner login`, before the password
+            self._conn.send_auth_banner(text)
         return True
 
     def auth_completed(self) -> None:
@@ -185,6 +199,25 @@ class _CountedProcess(asyncssh.SSHServerProcess[bytes]):
         if closed is not None:
             closed()
         super().connection_lost(exc)
+
+
+class LoginBanner:
+    """A device's login banner (``banner login`` in its running configuration), worked out once
+    per configuration change."""
+
+    def __init__(self, device: Device) -> None:
+        self._device = device
+        self._seen: tuple[object, int, str] | None = None  # (config, its version, banner)
+
+    def text(self) -> str:
+        """The banner as of now ("" when the configuration has none)."""
+        config = self._device.config
+        if config is None:
+            return ""
+        seen = self._seen
+        if seen is None or seen[0] is not config or seen[1] != config.version:
+            seen = self._seen = (config, config.version, login_banner(config.render()))
+        return seen[2]
 
 
 def supported_algorithms() -> dict[str, list[str]]:
@@ -290,6 +323,12 @@ async def write_reply(stdout: asyncssh.SSHWriter[bytes], reply: Reply) -> None:
             await stdout.drain()
 
 
+def _who(process: asyncssh.SSHServerProcess[bytes]) -> dict[str, str]:
+    """The user and peer address of an SSH session (for ``show users``)."""
+    return {"user": str(process.get_extra_info("username") or ""),
+            "peer": source_of(process.get_extra_info("peername"))}
+
+
 def _process_factory(device: Device, limits: Limits, login_privilege: int,
                      counts: SshCounts) -> Any:
     shell_mode = Mode.PRIV if login_privilege == 15 else Mode.USER
@@ -309,7 +348,7 @@ def _process_factory(device: Device, limits: Limits, login_privilege: int,
                         device.ssh_windows.add(done.window, done.sent)
                 else:
                     session = CliSession(device, mode=Mode.PRIV, max_line=limits.max_line,
-                                         max_output=limits.max_output)
+                                         max_output=limits.max_output, **_who(process))
                     status = await _run_exec(process, session, device.processing_delay,
                                              limits)
             else:
@@ -317,7 +356,7 @@ def _process_factory(device: Device, limits: Limits, login_privilege: int,
                 if process.get_terminal_type() is not None:
                     counts.ptys += 1
                 session = CliSession(device, mode=shell_mode, max_line=limits.max_line,
-                                     max_output=limits.max_output)
+                                     max_output=limits.max_output, **_who(process))
                 await run_shell(process, session, device.processing_delay)
         except _PEER_GONE as exc:
             log.info("%s ssh: client went away mid-output (%s)", device.hostname,
@@ -353,13 +392,15 @@ async def listen_ssh(
     process = _process_factory(device, limits, level, counts)
     sftp = sftp_factory(device.files)
     algorithms = ssh.algorithms
+    # Each list the options leave open is the platform's, as its real image offers it.
+    identity = device.platform.style.identity.ssh
     options: dict[str, Any] = {}
-    if algorithms.kex:
-        options["kex_algs"] = list(algorithms.kex)
-    if algorithms.ciphers:
-        options["encryption_algs"] = list(algorithms.ciphers)
-    if algorithms.macs:
-        options["mac_algs"] = list(algorithms.macs)
+    for option, chosen in (("kex_algs", algorithms.kex or identity.kex),
+                           ("encryption_algs", algorithms.ciphers or identity.ciphers),
+                           ("mac_algs", algorithms.macs or identity.macs)):
+        if chosen:
+            options[option] = list(chosen)
+    banner = LoginBanner(device)
     return await asyncssh.listen(
         host,
         port,
@@ -369,7 +410,7 @@ async def listen_ssh(
         # the "sftp" subsystem to ``sftp``, on the device's file system.
         server_factory=lambda: _DeviceSSHServer(device, credentials, limits, authorized,
                                                 admission, throttle, connections, counts,
-                                                process, sftp),
+                                                process, sftp, banner),
         encoding=None,
         line_editor=False,
         allow_pty=True,
@@ -381,7 +422,7 @@ async def listen_ssh(
         public_key_auth="publickey" in ssh.auth_methods,
         kbdint_auth="keyboard-interactive" in ssh.auth_methods,
         reuse_address=True,
-        server_version="mgmtbench",
+        server_version=identity.version,  # SSH-2.0-<version>
         # No GSSAPI: its default host name costs a socket.getfqdn() per connection, a DNS
         # timeout (10 s) wherever no resolver answers, as in a container without a network.
         gss_host=None,

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import trustme
 
+from mgmtbench.emulator.identity import TLS_VERSIONS, tls_range
+from mgmtbench.errors import UsageError
 from mgmtbench.privatefiles import private_folder, replace_private
 
 
@@ -36,15 +38,33 @@ def make_tls_files(directory: Path, names: Iterable[str]) -> TlsFiles:
     return files
 
 
-def server_context(files: TlsFiles, alpn: Iterable[str] = ("h2", "http/1.1")) -> ssl.SSLContext:
-    """TLS 1.3 only, ALPN for HTTP/2, session tickets on (resumption), no compression."""
+def server_context(files: TlsFiles, alpn: Iterable[str] = ("h2", "http/1.1"),
+                   versions: Iterable[str] = ("TLSv1.3",)) -> ssl.SSLContext:
+    """The TLS ``versions`` given (names of :data:`TLS_VERSIONS`: a device's, from its
+    platform; TLS 1.3 only by default, as the edge proxy), ALPN for HTTP/2, session resumption
+    (TLS 1.3 tickets, TLS 1.2 tickets), no compression."""
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.minimum_version = ssl.TLSVersion.TLSv1_3
+    context.minimum_version, context.maximum_version = tls_range(tuple(versions))
     context.options |= ssl.OP_NO_COMPRESSION
     context.set_alpn_protocols(list(alpn))
     context.load_cert_chain(str(files.cert), str(files.key))
     context.num_tickets = 2  # TLS 1.3 session tickets, so clients can resume
     return context
+
+
+#: How ``mgmtbench serve --user-agent-rule`` treats the platform's User-Agent rule.
+USER_AGENT_RULES = ("any", "device")
+
+
+def check_https(versions: Iterable[str], user_agent_rule: str) -> None:
+    """A one-line :class:`UsageError` for an unknown TLS version or User-Agent rule."""
+    for version in versions:
+        if version not in TLS_VERSIONS:
+            raise UsageError(f"unknown TLS version {version!r} (--tls-versions): choose from "
+                             f"{', '.join(TLS_VERSIONS)}")
+    if user_agent_rule not in USER_AGENT_RULES:
+        raise UsageError(f"--user-agent-rule {user_agent_rule!r}: choose "
+                         f"{' or '.join(USER_AGENT_RULES)}")
 
 
 def is_ip(name: str) -> bool:

@@ -11,14 +11,18 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from mgmtbench.emulator.identity import PlatformIdentity, load_identity
 from mgmtbench.errors import TranscriptError
 
 PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 FACT_NAMES = frozenset({"hostname", "serial", "mac", "mgmt_ip"})
+#: The device clock's placeholders (:mod:`.clock`): ``clock``, ``uptime``, ``restarted`` and the
+#: ``uptime_*`` / ``time_*`` ones a platform declares in ``[clock.placeholders]``.
+CLOCK_NAMES = re.compile(r"^(clock|uptime|restarted|uptime_\w+|time_\w+)$")
 _PLATFORM_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 _COMMAND_FILE = re.compile(r"^[a-z0-9][a-z0-9_-]*\.txt$")
 
@@ -63,11 +67,76 @@ class PlatformStyle:
     #: The device file system that SCP, SFTP and ``dir`` serve (``flash:`` on IOS, ``disk0:`` on
     #: an ASA).
     file_system: str = "flash:"
+    #: Which device's file commands (``copy``, ``more``, ``delete``, archive, ``configure
+    #: replace``) it has, and worded how: a dialect of :mod:`.fileops` ("": only ``dir``).
+    file_commands: str = ""
+    #: What erases the ``--More--`` prompt after a key ("": CR, spaces over it, CR).
+    more_erase: str = ""
+    #: How the real image introduces itself: SSH, HTTPS, serial and MAC form (:mod:`.identity`).
+    identity: PlatformIdentity = field(default_factory=PlatformIdentity)
+    #: The output filters (``| include ...``) its show commands take (:mod:`filters`).
+    filters: tuple[str, ...] = ()
+    #: Commands that run another command (``write`` for ``write memory`` on IOS).
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    #: The emulator's generated commands the platform has (``show users``).
+    commands: tuple[str, ...] = ()
+    #: Printed instead of ``incomplete`` when the line is one of these words alone (``show``).
+    incomplete_hint: str = ""
+    incomplete_hint_commands: frozenset[str] = frozenset()
+    #: What ``?`` prints after words that match nothing.
+    unrecognized: str = "% Unrecognized command\n"
+    #: The line ``?`` prints above the exec commands on an empty line ("Exec commands:").
+    exec_help_header: str = ""
+    #: Prompts per mode: ``{host}`` the hostname, ``{user}`` who logged in, ``{mode}`` the
+    #: configuration sub-mode (``config``, ``config-if``); ``prompt_suffix`` follows. Junos:
+    #: ``\n{user}@{host}> `` and ``\n[edit]\n{user}@{host}# `` (the line above is part of it).
+    prompt_user: str = "{host}>"
+    prompt_priv: str = "{host}#"
+    prompt_config: str = "{host}({mode})#"
+    #: Printed instead of ``invalid`` when the first word is no command (Junos's ``unknown
+    #: command.``); ``invalid``, ``ambiguous`` and ``incomplete`` may use ``{caret}``,
+    #: ``{command}``, ``{word}`` (the word at fault) and ``{token}`` (its index from 0).
+    unknown_command: str = ""
+    #: More commands that enter configuration mode (``configure`` on Junos and EOS) and that
+    #: leave it (``exit configuration-mode``), and what leaving it prints.
+    config_commands: tuple[str, ...] = ()
+    config_exit_commands: tuple[str, ...] = ()
+    config_exit_banner: str = ""
+    #: What the paging command prints (``{value}``: the length set; EOS: ``Pagination
+    #: disabled.``), the commands that set the terminal width and what they print.
+    paging_reply: str = ""
+    width: tuple[str, ...] = ("terminal width <0-512>",)
+    width_reply: str = ""
+    #: Commands that only print a fixed text (Junos's ``set cli complete-on-space off``).
+    replies: Mapping[str, str] = field(default_factory=dict)
+    #: Spaces per level of ``show running-config`` (IOS 1, NX-OS 2, EOS 3).
+    config_indent: int = 1
+    #: The platform's own configuration commands, from one module (:mod:`.dialects`; "":
+    #: IOS-style configuration lines).
+    dialect: str = ""
 
     @property
     def paging_off(self) -> str:
         """The platform's own command that turns paging off (``terminal length 0`` on IOS)."""
         return self.paging[0].split("<")[0] + "0"
+
+    @property
+    def width_511(self) -> str:
+        """The platform's own command for a 511-column terminal (``terminal width 511``,
+        Junos's ``set cli screen-width 511``), as automation libraries set it."""
+        return self.width[0].split("<")[0] + "511"
+
+    @property
+    def has_enable(self) -> bool:
+        """Whether user and privileged exec differ (IOS ``>``/``#``; not Junos)."""
+        return self.prompt_user != self.prompt_priv
+
+    @property
+    def prompt_gap(self) -> str:
+        """What the device prints before its prompt's line as part of the prompt (Junos's
+        empty line: ``"\n"``)."""
+        head, newline, _ = self.prompt_priv.rpartition("\n")
+        return head + newline
 
 
 @dataclass(frozen=True, eq=False)
@@ -124,7 +193,8 @@ def _load_platform(name: str, root: Path) -> Platform:
         if not _COMMAND_FILE.match(path.name):
             raise TranscriptError(f"{path}: transcript names are lowercase words joined by '_'")
         text = path.read_text(encoding="ascii", errors="strict")
-        unknown = set(PLACEHOLDER.findall(text)) - FACT_NAMES
+        unknown = {n for n in PLACEHOLDER.findall(text)
+                   if n not in FACT_NAMES and not CLOCK_NAMES.match(n)}
         if unknown:
             raise TranscriptError(f"{path}: unknown placeholder(s) {sorted(unknown)}")
         transcripts[tuple(path.name.removesuffix(".txt").split("_"))] = text
@@ -159,6 +229,30 @@ def _load_style(path: Path, name: str) -> PlatformStyle:
             clients=_load_clients(raw.get("clients", {})),
             login_privilege=check_login_privilege(int(raw.get("login_privilege", 1))),
             file_system=_file_system(str(raw.get("file_system", "flash:"))),
+            file_commands=str(raw.get("file_commands", "")),
+            more_erase=str(raw.get("more_erase", "")),
+            identity=load_identity(raw),
+            filters=tuple(str(f) for f in raw.get("filters", [])),
+            aliases={str(k): str(v) for k, v in raw.get("aliases", {}).items()},
+            commands=tuple(str(c) for c in raw.get("commands", [])),
+            incomplete_hint=str(raw.get("incomplete_hint", "")),
+            incomplete_hint_commands=frozenset(
+                str(c) for c in raw.get("incomplete_hint_commands", [])),
+            unrecognized=str(raw.get("unrecognized", "% Unrecognized command\n")),
+            exec_help_header=str(raw.get("exec_help_header", "")),
+            prompt_user=str(raw.get("prompt_user", "{host}>")),
+            prompt_priv=str(raw.get("prompt_priv", "{host}#")),
+            prompt_config=str(raw.get("prompt_config", "{host}({mode})#")),
+            unknown_command=str(raw.get("unknown_command", "")),
+            config_commands=tuple(str(c) for c in raw.get("config_commands", [])),
+            config_exit_commands=tuple(str(c) for c in raw.get("config_exit_commands", [])),
+            config_exit_banner=str(raw.get("config_exit_banner", "")),
+            paging_reply=str(raw.get("paging_reply", "")),
+            width=tuple(str(c) for c in raw.get("width", ["terminal width <0-512>"])),
+            width_reply=str(raw.get("width_reply", "")),
+            replies={str(k): str(v) for k, v in raw.get("replies", {}).items()},
+            config_indent=int(raw.get("config_indent", 1)),
+            dialect=str(raw.get("dialect", "")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise TranscriptError(f"{path}: missing or bad field {exc}") from exc

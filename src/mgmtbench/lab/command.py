@@ -42,6 +42,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     up.add_argument("--devices", type=int, default=1, help="devices in the lab (default: 1)")
     up.add_argument("--platform", default="cisco_ios", help="device platform (default: cisco_ios)")
     up.add_argument("--password", default="admin", help="device login password (default: admin)")
+    up.add_argument("--authorized-keys", type=Path, default=None, metavar="FILE",
+                    help="OpenSSH authorized_keys file for public-key login to the devices")
+    up.add_argument("--inventory-out", type=Path, default=None, metavar="FILE",
+                    help="write the lab's devices as a TOML inventory for --inventory and "
+                         "`mgmtbench inventory check` (no password in it: export "
+                         "MGMTBENCH_PASSWORD)")
     up.set_defaults(run=run_up)
 
     down = lab_sub.add_parser("down", help="remove labs left behind by runs that were killed")
@@ -112,9 +118,19 @@ def run_check(args: argparse.Namespace) -> int:
 def run_up(args: argparse.Namespace) -> int:
     """``mgmtbench lab up``: a lab until Ctrl-C."""
     logging.basicConfig(level=logging.WARNING, format="mgmtbench: %(message)s")
-    creds = Credentials(password=args.password, enable_secret=args.password)
+    keys = args.authorized_keys
+    if keys is not None and not keys.is_file():
+        raise UsageError(f"--authorized-keys {keys}: no such file")
+    if args.inventory_out is not None:
+        from mgmtbench.lab.inventory_out import check_inventory_path
+
+        check_inventory_path(args.inventory_out)  # before the lab is built
+    creds = Credentials(password=args.password, enable_secret=args.password,
+                        authorized_keys=keys.resolve() if keys is not None else None)
     with _open(args, devices=args.devices, platform=args.platform, credentials=creds) as lab:
         info = lab.facts().as_dict()
+        if args.inventory_out is not None:
+            _write_inventory(args, lab, creds)
         print(f"lab up: profile {info['profile']} ({info['configured_rtt_ms']} ms configured, "
               f"{info['measured_rtt_ms']} ms measured) over {info['backend']}, devices on "
               f"{info['runtime']}")
@@ -136,6 +152,20 @@ def run_up(args: argparse.Namespace) -> int:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     print("lab down", flush=True)
     return 0
+
+
+def _write_inventory(args: argparse.Namespace, lab: Lab | LocalLab,
+                     creds: Credentials) -> None:
+    """``--inventory-out``: the lab's devices as a TOML inventory (no password in it)."""
+    from mgmtbench.lab.inventory_out import lab_inventory, private_key_for, write_inventory
+
+    lab_id = lab.state.lab_id if isinstance(lab, Lab) and lab.state is not None else "local"
+    text = lab_inventory(lab.devices, lab_id=lab_id, profile=lab.profile.name,
+                         platform=args.platform, username=creds.username,
+                         ca_file=lab.ca_file, known_hosts=lab.known_hosts,
+                         key_file=private_key_for(creds.authorized_keys))
+    write_inventory(args.inventory_out, text)
+    print(f"inventory written to {args.inventory_out} (export MGMTBENCH_PASSWORD to use it)")
 
 
 def run_down(args: argparse.Namespace) -> int:

@@ -46,6 +46,8 @@ class _ProxyClient:
 
     name: ClassVar[str]
     http2: ClassVar[bool] = False
+    #: The modes whose HTTPS connection is made in ``setup`` and kept.
+    kept: ClassVar[frozenset[str]] = KEPT
     target: Target
     mode: str
     device = ""
@@ -109,7 +111,7 @@ class ProxyClient(_ProxyClient, Client):
             self._context = ssl.create_default_context(cafile=str(self.target.ca_file))
             client = self._new_client()
             self._post(client, [WARMUP])
-            if self.mode in KEPT:
+            if self.mode in self.kept:
                 self._client = client
             else:
                 client.close()
@@ -143,7 +145,7 @@ class AsyncProxyClient(_ProxyClient, AsyncClient):
 
     name = "httpx-async"
     transport = Transport.HTTPS
-    modes = PROXY_MODES
+    modes: ClassVar[tuple[str, ...]] = PROXY_MODES
     extra = "httpx"
     needs: ClassVar[tuple[str, ...]] = ("httpx",)
     counts_round_trips = True
@@ -172,7 +174,7 @@ class AsyncProxyClient(_ProxyClient, AsyncClient):
             self._context = ssl.create_default_context(cafile=str(self.target.ca_file))
             client = self._new_client()
             await self._post(client, [WARMUP])
-            if self.mode in KEPT:
+            if self.mode in self.kept:
                 self._client = client
             else:
                 await client.aclose()
@@ -199,6 +201,25 @@ class AsyncProxyClientH2(AsyncProxyClient):
     name = "httpx-async-h2"
     http2 = True
     needs = ("httpx", "h2")
+
+
+class AsyncDeviceBatchClient(AsyncProxyClient):
+    """httpx.AsyncClient to a device's own HTTPS API in ``batch-post`` (one ``POST
+    /admin/config`` of the commands on a warm connection): the direct twin of the proxy's
+    ``keep-alive``, so that the edge benchmark at concurrency runs both on the same client code
+    (the ``httpx-async`` device adapter has no ``batch-post``)."""
+
+    modes: ClassVar[tuple[str, ...]] = ("batch-post",)
+    kept = frozenset({"batch-post"})
+
+    def __init__(self, target: Target, mode: str) -> None:
+        super().__init__(target, mode, "")
+
+    def _path(self) -> str:
+        return CONFIG
+
+    def _headers(self) -> dict[str, str]:
+        return {}
 
 
 #: The proxy's clients by name.

@@ -19,9 +19,20 @@ terminal is answered here, as the device answers it, without a round trip: ``ter
 ``pager``, ``terminal width``, ``enable`` (its password prompt; ``--enable-password``),
 ``disable``, ``exit``/``logout``/``quit`` (the shell closes). Every other line is one GET to the
 proxy, its output written back (paged when paging is on); a failure is the line
-``%Error: <status> <reason>``. Configuration mode is not carried (each request is its own session
-at the device): ``configure terminal`` answers with a line saying to send the lines as one exec
-request of several lines, which goes as one POST.
+``%Error: <status> <reason>``.
+
+Configuration mode is carried by the shell, one round trip per configuration session: after
+``configure terminal`` the shell's own session of the platform (the emulator's command engine)
+prints the device's prompts (``R1(config)#``, ``R1(config-if)#``) and refuses what the platform
+refuses (``% Invalid input`` with its caret) without a round trip, and keeps the lines it accepts.
+Leaving configuration mode (``end``, Ctrl-Z, Ctrl-C, ``exit`` at the top level, or the client
+going away) sends them as ONE ``POST .../admin/config``, which the proxy runs on the device
+between ``configure terminal`` and ``end``; what the device answers (nothing, unless it refuses
+a line) is printed before the next prompt. An exec command from configuration mode (``do show
+running-config``) first sends the lines kept so far, then is one GET; the lines after it go in
+the next POST after the line that opened the sub-mode they are in (``interface ...``), so they
+land where they were typed. (The study's head-end is the same trade: lines reach the device when
+the batch does, so a refusal that only the real device makes shows after ``end``.)
 """
 
 from __future__ import annotations
@@ -35,7 +46,7 @@ import signal
 import ssl
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote, quote_plus
@@ -124,9 +135,10 @@ class Headend:
             raise UsageError(f"unknown platform {opts.platform!r}: choose "
                              f"{', '.join(available_platforms())}")
         platform = load_platform(opts.platform)
-        self._device = Device(platform, DeviceFacts.for_hostname(opts.hostname or opts.device),
-                              enable_secret=opts.enable_secret)
-        self._local = _local_commands(platform.style.paging)
+        facts = DeviceFacts.for_hostname(opts.hostname or opts.device,
+                                         form=platform.style.identity.facts)
+        self._device = Device(platform, facts, enable_secret=opts.enable_secret)
+        self._local = _local_commands(platform.style.paging, platform.style.config_commands)
         try:
             context = ssl.create_default_context(cafile=str(opts.proxy_ca))
             authorized = (asyncssh.read_authorized_keys(str(opts.authorized_keys))
@@ -183,18 +195,24 @@ class Headend:
     async def forward(self, command: str) -> tuple[int, str]:
         """The proxy's answer to one exec request: (status, body); status 0 and the reason when
         the proxy cannot be reached."""
+        lines = command.strip().split("\n")
+        if len(lines) == 1:
+            return await self._request("GET", f"exec/{quote_plus(lines[0].strip(), safe='')}")
+        return await self._request("POST", "config", command.encode())
+
+    async def configure(self, lines: list[str]) -> tuple[int, str]:
+        """The proxy's answer to ``lines`` run in configuration mode on the device (one POST,
+        even of one line): (status, body) as :meth:`forward`."""
+        return await self._request("POST", "config", "\n".join(lines).encode())
+
+    async def _request(self, method: str, path: str, body: bytes = b"") -> tuple[int, str]:
         import httpx
 
         assert self._client is not None
-        device = quote(self.options.device, safe="")
-        lines = command.strip().split("\n")
+        url = f"/device/{quote(self.options.device, safe='')}/admin/{path}"
         try:
-            if len(lines) == 1:
-                response = await self._client.get(
-                    f"/device/{device}/admin/exec/{quote_plus(lines[0].strip(), safe='')}")
-            else:
-                response = await self._client.post(f"/device/{device}/admin/config",
-                                                   content=command.encode())
+            response = await self._client.request(method, url,
+                                                  content=body if method == "POST" else None)
         except httpx.HTTPError as exc:
             return 0, f"cannot reach the proxy: {exc}"
         return response.status_code, response.text
@@ -221,8 +239,10 @@ class Headend:
         assert self._device is not None
         style = self._device.platform.style
         session = CliSession(self._device,
-                             mode=Mode.PRIV if style.login_privilege == 15 else Mode.USER)
+                             mode=Mode.PRIV if style.login_privilege == 15 else Mode.USER,
+                             user=str(process.get_extra_info("username") or ""))  # Junos's
         term = Terminal(process, session.max_line)
+        batch = _ConfigBatch()
         term.write("\n")
         while True:
             term.write(session.prompt)
@@ -230,11 +250,16 @@ class Headend:
             try:
                 line = await term.read_line()
             except _Interrupted:
+                if session.mode is Mode.CONFIG:  # Ctrl-C and Ctrl-Z leave configuration mode
+                    session.end_config()
+                    term.write(await self._commit(batch))
                 continue
             if line is None:
+                if session.mode is Mode.CONFIG:  # a device has applied them by now
+                    await self._commit(batch)
                 return
             await term.drain()  # the echo goes out before the command runs, as on a device
-            reply = await self._shell_reply(session, line)
+            reply = await self._shell_reply(session, batch, line)
             if reply.ask_secret:
                 reply = await _read_secret(term, session)
             await _page(term, session, reply)
@@ -242,38 +267,88 @@ class Headend:
                 await term.drain()
                 return
 
-    async def _shell_reply(self, session: CliSession, line: str) -> Reply:
-        """One typed line's reply: from the local session for terminal commands, else the
-        proxy's."""
+    async def _shell_reply(self, session: CliSession, batch: _ConfigBatch, line: str) -> Reply:
+        """One typed line's reply: from the local session for terminal commands and
+        configuration mode, else the proxy's."""
         assert self._local is not None
         if not line.strip():
             return Reply()
+        if session.mode is Mode.CONFIG:
+            return await self._config_reply(session, batch, line)
         try:
-            local = self._local.match(line).action
+            self._local.match(line)
         except ParseError:
-            local = None
-        if local is True:
-            return session.execute(line)
-        if local is False:
-            return Reply(_NO_CONFIG, ok=False)
-        status, body = await self.forward(line)
-        if status == 200:
-            return Reply(body)
-        return Reply(f"%Error: {status} {' '.join(body.split())}\n", ok=False)
+            return _answer(*await self.forward(line))
+        return session.execute(line)  # `configure terminal` too: the platform's banner
+
+    async def _config_reply(self, session: CliSession, batch: _ConfigBatch, line: str) -> Reply:
+        """A line typed in configuration mode (see the module docstring)."""
+        try:
+            found = _EXEC_FROM_CONFIG.match(line)
+        except ParseError:
+            found = None
+        if found is not None:  # `do show ...`: the lines so far, then the command
+            sent = await self._commit(batch, staying=True)
+            command = found.args[0] if found.words == ("do",) else " ".join(
+                (*found.words, *found.args))
+            reply = _answer(*await self.forward(command))
+            return replace(reply, output=sent + reply.output)
+        block = session.block
+        reply = session.execute(line)
+        if not reply.ok:
+            return reply  # refused as the device refuses it: not sent
+        if session.mode is not Mode.CONFIG:  # end, exit: the lines go to the device
+            return replace(reply, output=await self._commit(batch) + reply.output)
+        batch.lines.append(line)
+        if session.block is None:
+            batch.opener = None
+        elif session.block is not block:
+            batch.opener = line
+        return reply
+
+    async def _commit(self, batch: _ConfigBatch, *, staying: bool = False) -> str:
+        """Send the lines kept (one POST); what the device printed for them, or the error.
+        ``staying``: configuration mode goes on, the next lines in the same sub-mode."""
+        lines = ([batch.head] if batch.head else []) + batch.lines
+        pending = bool(batch.lines)
+        batch.lines = []
+        batch.head = batch.opener if staying else None
+        if not staying:
+            batch.opener = None
+        if not pending:
+            return ""
+        return _answer(*await self.configure(lines)).output
 
 
-_NO_CONFIG = ("% Configuration mode is not carried by the head-end: send the lines as one exec "
-              "request of several lines\n")
+@dataclass
+class _ConfigBatch:
+    """A shell's configuration lines not sent yet, and the sub-mode they are in."""
+
+    lines: list[str] = field(default_factory=list)
+    opener: str | None = None  # the line that opened the current sub-mode (interface ...)
+    head: str | None = None  # the line the next POST starts with (after a `do` went out)
+
+
+def _answer(status: int, body: str) -> Reply:
+    """The shell's reply for a proxy's answer."""
+    if status == 200:
+        return Reply(body)
+    return Reply(f"%Error: {status} {' '.join(body.split())}\n", ok=False)
+
+
 _PEER_GONE = (ConnectionError, asyncssh.Error)  # the client went away
+#: Exec commands typed in configuration mode (as the emulator's session takes them).
+_EXEC_FROM_CONFIG: CommandTree[bool] = CommandTree()
+_EXEC_FROM_CONFIG.add_all({"do <line>": True, "show <line>": True})
 
 
-def _local_commands(paging: tuple[str, ...]) -> CommandTree[bool]:
-    """The commands the head-end's shell answers itself (True) or refuses (False)."""
+def _local_commands(paging: tuple[str, ...], configure: tuple[str, ...]) -> CommandTree[bool]:
+    """The commands the head-end's shell answers itself (from its session of the platform)."""
     tree: CommandTree[bool] = CommandTree()
     tree.add_all({"enable": True, "disable": True, "exit": True, "logout": True, "quit": True,
                   "terminal width <0-512>": True, "terminal no monitor": True,
-                  "configure terminal": False})
-    for pattern in paging:
+                  "configure terminal": True})
+    for pattern in (*paging, *configure):
         tree.add(pattern, True)
     return tree
 
@@ -284,7 +359,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "headend", help="run the SSH-over-HTTPS tunnel's head-end in front of an edge proxy",
         description="An SSH server whose exec requests go to an edge proxy as HTTPS requests for "
                     "one device (one line: GET .../admin/exec/..., several: POST .../admin/config); "
-                    "a shell is the device's terminal, a GET per command line.")
+                    "a shell is the device's terminal, a GET per command line, a POST per "
+                    "configuration session.")
     p.add_argument("--proxy", required=True, metavar="URL", help="the edge proxy, https://HOST:PORT")
     p.add_argument("--proxy-ca", type=Path, required=True, help="the proxy's CA file")
     p.add_argument("--device", required=True, help="the device's name at the proxy")

@@ -26,11 +26,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--top", type=_positive, default=10, metavar="N",
                    help="rankings (the SSH algorithm matrix's fastest cells): rows shown "
                         "(default: 10)")
+    p.add_argument("--match", action="append", default=[], metavar="HOST=PROFILE",
+                   help="emulated vs real: compare inventory host HOST with lab profile PROFILE "
+                        "(repeatable; default: the profile whose configured RTT is nearest the "
+                        "host's measured RTT)")
+    p.add_argument("--match-all", default=None, metavar="PROFILE",
+                   help="emulated vs real: compare every inventory host without a --match "
+                        "with lab profile PROFILE")
     p.set_defaults(run=run)
 
 
 def _warn_skipped(error: ResultsError) -> None:
     print(f"mgmtbench: warning: skipped {' '.join(str(error).split())}", file=sys.stderr)
+
+
+def _notice(message: str) -> None:
+    print(f"mgmtbench: {message}", file=sys.stderr)
 
 
 def _positive(text: str) -> int:
@@ -57,6 +68,14 @@ def run(args: argparse.Namespace) -> int:
         if not sep:
             raise UsageError(f"--baseline {args.baseline!r}: use CLIENT/MODE, e.g. paramiko/fresh-conn")
         baseline = (client, mode)
+    from mgmtbench.results.emulated_vs_real import Pairing
+
+    matches: dict[str, str] = {}
+    for given in args.match:
+        host, sep, profile = given.partition("=")
+        if not (sep and host and profile):
+            raise UsageError(f"--match {given!r}: use HOST=PROFILE, e.g. r1=regional")
+        matches[host] = profile
     runs = args.runs or saved_runs()
     if not runs:
         raise UsageError("no runs: give JSON files or run `nox -s bench` first")
@@ -64,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
     # with a warning if it is not (the others still make a report).
     skip = None if args.runs else _warn_skipped
     path = write_report(list(runs), args.out, baseline, workers=args.workers,
-                        commands=args.project_commands, top=args.top, skip=skip)
+                        commands=args.project_commands, top=args.top, skip=skip,
+                        pairing=Pairing(matches, args.match_all), notice=_notice)
     print(f"report written to {path}")
     return 0

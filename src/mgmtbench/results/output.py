@@ -5,6 +5,13 @@ empty or partial folder nor a damaged earlier report. The folder given may be ne
 an earlier report (``report.md`` and ``*.png`` only), which is replaced whole; a folder with
 anything else in it is the user's and is refused, as is a file. Problems are one-line
 :class:`~mgmtbench.errors.UsageError`\\ s naming ``--out``.
+
+Only a SIGKILL (or a crash of the machine) can leave the staging folder behind: a hidden
+``.OUT.PID-START.XXXX.partial`` next to ``OUT`` (or ``.old``, the earlier report moved aside for
+the instant of the swap), its name holding the writer's pid and its start time (clock ticks since
+boot, ``/proc/PID/stat``). The next report to the same ``OUT`` removes such folders whose writer
+is gone (no such pid, or another process under it), puts a stranded earlier report (``.old``
+while ``OUT`` is missing) back, and says so in one line (``notice``).
 """
 
 from __future__ import annotations
@@ -12,9 +19,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from mgmtbench.errors import UsageError
@@ -81,19 +89,70 @@ def _remove_empty(folders: list[Path]) -> None:
             folder.rmdir()
 
 
+def _start_time(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks since boot), None if there is no such process."""
+    from mgmtbench.lab.procfs import start_time
+
+    try:
+        return start_time(pid)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _writer() -> str:
+    """This process as a staging folder's name records it: ``PID-START``."""
+    pid = os.getpid()
+    return f"{pid}-{_start_time(pid) or 0}"
+
+
+def clear_stale(out: Path) -> list[str]:
+    """Remove the staging folders of ``out`` whose writer is gone (see the module docstring);
+    a stranded earlier report goes back to ``out``. What was done, one phrase per folder."""
+    if not out.parent.is_dir():
+        return []
+    ours = re.compile(rf"\.{re.escape(out.name)}\.(\d+)-(\d+)\.[^.]+\.(partial|old)")
+    done = []
+    for entry in os.scandir(out.parent):
+        found = ours.fullmatch(entry.name)
+        if not found or not entry.is_dir(follow_symlinks=False):
+            continue
+        pid, start, kind = int(found[1]), int(found[2]), found[3]
+        if _start_time(pid) == start:
+            continue  # its writer still runs (another report to the same folder)
+        folder = Path(entry.path)
+        if kind == "old" and not out.exists():
+            with contextlib.suppress(OSError):
+                folder.rename(out)
+                done.append(f"put the earlier report back from {entry.name}")
+                continue
+        shutil.rmtree(folder, ignore_errors=True)
+        if not folder.exists():
+            done.append(f"removed {entry.name}")
+    return done
+
+
 @contextlib.contextmanager
-def staged_folder(out: Path) -> Iterator[Path]:
+def staged_folder(out: Path,
+                  notice: Callable[[str], None] | None = None) -> Iterator[Path]:
     """Yield a new, empty folder next to ``out`` to write the report into. On success it becomes
     ``out`` (an earlier report there is replaced); on any failure it is removed, with the parent
-    folders this call made, and an ``OSError`` becomes a one-line :class:`UsageError`."""
+    folders this call made, and an ``OSError`` becomes a one-line :class:`UsageError`. Staging
+    folders of killed runs are cleared first (:func:`clear_stale`), told to ``notice``."""
     if out.is_symlink():
         out = out.resolve()
+    try:
+        cleared = clear_stale(out)
+    except OSError as exc:
+        raise _error(out, exc) from None
+    if cleared and notice is not None:
+        notice(f"a report to {out} was killed before: {'; '.join(cleared)}")
     _check(out)
     created: list[Path] = []
     stage: Path | None = None
     try:
         _make_parents(out.parent, created)
-        stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+        stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.{_writer()}.", suffix=".partial",
+                                      dir=out.parent))
         stage.chmod(0o777 & ~_umask())  # as a folder made by mkdir: readable like the rest
         yield stage
         _replace(stage, out)

@@ -21,7 +21,9 @@ from pathlib import Path
 import pandas as pd
 
 from mgmtbench.errors import ResultsError
+from mgmtbench.results import emulated_vs_real
 from mgmtbench.results.compare import cells, deltas
+from mgmtbench.results.emulated_vs_real import Pairing
 from mgmtbench.results.load import load_run
 from mgmtbench.results.output import staged_folder
 from mgmtbench.results.sections import SectionModule, discover
@@ -34,13 +36,18 @@ FIRST = ("transport", "concurrency")  # then the other experiments, alphabetical
 
 def write_report(paths: list[Path], out: Path, baseline: tuple[str, str] | None = None,
                  workers: int = 100, commands: int = 5, top: int = 10,
-                 skip: Callable[[ResultsError], None] | None = None) -> Path:
+                 skip: Callable[[ResultsError], None] | None = None,
+                 pairing: Pairing | None = None,
+                 notice: Callable[[str], None] | None = None) -> Path:
     """Write ``out/report.md`` (and its charts) for the runs in ``paths``; return its path.
     Concurrency runs get curves and a projection to fleets of 100/1,000/10,000 devices with
     ``workers`` concurrent sessions running ``commands`` commands each; rankings show ``top``
     rows. A run that cannot be used raises :class:`ResultsError`, or with ``skip`` is passed to
-    it and left out; ``out`` is written whole or not at all."""
-    with staged_folder(out) as stage:
+    it and left out; ``out`` is written whole or not at all. When the runs hold transport
+    results both on inventory hosts and on the lab, an "Emulated vs real" section pairs them
+    (:mod:`mgmtbench.results.emulated_vs_real`, hosts matched to profiles by ``pairing``).
+    ``notice`` is told, in one line, of the staging folders of killed reports it cleared."""
+    with staged_folder(out, notice) as stage:
         used, frames = [], []
         for path in paths:
             try:
@@ -59,9 +66,14 @@ def write_report(paths: list[Path], out: Path, baseline: tuple[str, str] | None 
         lines = ["# mgmtbench report", "", f"Runs: {', '.join(p.name for p in used)}", ""]
         for section in render_sections(frames[-1], context, modules):
             lines += section.lines
+        assert context.runs is not None
+        side_by_side = emulated_vs_real.render(context.runs, pairing or Pairing())
+        if side_by_side is not None:
+            lines += side_by_side.lines
         if len(frames) > 1:
             lines += [f"## {used[-1].name} against {used[-2].name}", "",
-                      *_comparison(frames[-2], frames[-1], modules)]
+                      *_comparison(frames[-2], frames[-1], modules,
+                                   paired=side_by_side is not None)]
         (stage / "report.md").write_text("\n".join(lines))
     return out / "report.md"
 
@@ -103,9 +115,10 @@ def _compared(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _comparison(old: pd.DataFrame, new: pd.DataFrame,
-                modules: dict[str, SectionModule]) -> list[str]:
+                modules: dict[str, SectionModule], paired: bool = False) -> list[str]:
     """The benchmarks of ``new`` whose mean moved beyond the runs' noise against ``old``,
-    matched within each experiment by its section's ``KEYS``."""
+    matched within each experiment by its section's ``KEYS`` (``paired``: the runs' lab and
+    inventory results are side by side in "Emulated vs real")."""
     old, new = _compared(old), _compared(new)
     common = ordered(set(old["experiment"]) & set(new["experiment"]))
     compared, flagged_count, tables = 0, 0, []
@@ -124,6 +137,8 @@ def _comparison(old: pd.DataFrame, new: pd.DataFrame,
             tables += [markdown_table(flagged[[*keys, "mean_ms_old", "mean_ms_new",
                                                "change_pct"]]), ""]
     if not compared:
-        return ["No benchmark in common (other experiments or params).", ""]
+        return ["No benchmark in common (other experiments or params)"
+                + ("; lab and inventory results are side by side in \"Emulated vs real\"."
+                   if paired else "."), ""]
     return [f"{compared} benchmarks in common; {flagged_count} changed by more than their "
             "noise (3 standard errors and 2 %).", "", *tables]

@@ -59,6 +59,8 @@ class Target:
     key_file: Path | None = None  # private key for public-key login
     paging_off: str = "terminal length 0"
     width: str = "terminal width 511"
+    enable_mode: bool = True  # False: no enable step (Junos: ">" is all there is)
+    prompt_gap: str = ""  # printed before the prompt's line (Junos: an empty line)
     auth: Auth = Auth.PASSWORD  # how SSH clients log in (the OpenSSH binary always uses keys)
     agent_socket: Path | None = None  # SSH_AUTH_SOCK for Auth.AGENT
     algorithms: SshAlgorithms = field(default_factory=SshAlgorithms)
@@ -82,9 +84,11 @@ def make_target(host: str, ssh_port: int, https_port: int, *, platform: str, log
     """A target for one device of ``platform`` (its paging command from the platform folder)."""
     from mgmtbench.emulator.transcripts import load_platform
 
+    style = load_platform(platform).style
     return Target(host=host, ssh_port=ssh_port, https_port=https_port, username=login.username,
                   password=login.password, enable_secret=login.enable_secret, platform=platform,
                   ca_file=ca_file, known_hosts=known_hosts, key_file=login.key_file,
-                  paging_off=load_platform(platform).style.paging_off, auth=login.auth,
+                  paging_off=style.paging_off, width=style.width_511,
+                  enable_mode=style.has_enable, prompt_gap=style.prompt_gap, auth=login.auth,
                   agent_socket=login.agent_socket, algorithms=login.algorithms)
 

@@ -173,12 +173,34 @@ async def _ssh_facts(conn: Any, host: InventoryHost, report: HostReport, samples
                         "inventory's platform")
 
 
-async def _global_request(conn: Any) -> None:
-    """One SSH global request with want-reply, answered by the server (success or failure).
+#: SSH_MSG_REQUEST_SUCCESS and SSH_MSG_REQUEST_FAILURE (RFC 4254): either is the server's answer.
+GLOBAL_ANSWERS = (81, 82)
+ECHO_REQUEST = b"keepalive@openssh.com"
 
-    asyncssh has no public call that sends one and waits (its ``keepalive_interval`` timer does
-    exactly this); its connection's own request method is used."""
-    await conn._make_global_request(b"keepalive@openssh.com")
+
+async def _global_request(conn: Any) -> None:
+    """One SSH global request with want-reply (``keepalive@openssh.com``, what OpenSSH's
+    ``ServerAliveInterval`` sends), and the server's answer (success or failure): one round trip
+    through the device's SSH server.
+
+    The one use of a private asyncssh API in mgmtbench, kept in this function. asyncssh (2.24)
+    has no public call that sends a global request and waits for the answer: its own keepalive
+    timer (``keepalive_interval``) calls ``_make_global_request``, which is what this calls; the
+    public calls that send one (``forward_remote_port``, ``forward_remote_path``) ask the device
+    to open a listener, a side effect no probe of a real device may have, and an exec of a no-op
+    command is a channel open, a request and a close (several round trips, and the device's CLI),
+    not an echo. ``tests/test_probe_echo.py`` fails loudly if asyncssh renames the method or
+    changes what it returns; here, a missing method is one line for the host (its error)."""
+    request = getattr(conn, "_make_global_request", None)
+    if request is None:
+        import asyncssh
+
+        raise UsageError(f"asyncssh {asyncssh.__version__} has no _make_global_request: the SSH "
+                         "echo RTT needs asyncssh 2.x as tested (pip install 'asyncssh<3')")
+    answer, _ = await request(ECHO_REQUEST)
+    if answer not in GLOBAL_ANSWERS:
+        raise ClientError(f"the SSH echo got message {answer} instead of an answer to a global "
+                          "request (is the connection closed?)")
 
 
 async def _tls(host: InventoryHost, report: HostReport) -> None:

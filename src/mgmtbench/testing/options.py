@@ -148,6 +148,12 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--fleet-command", default=DEFAULT_FLEET_COMMAND,
                     help="fleet benchmark: the command each session runs twice (default: "
                          f"{DEFAULT_FLEET_COMMAND}, ~26 KB on cisco_ios)")
+    group.addoption("--peer-server", default=os.environ.get("MGMTBENCH_PEER_SERVER"),
+                    metavar="PATH",
+                    help="emulator baseline: a clibench binary (github.com/lykinsbd/clibench, "
+                         "go build ./cmd/clibench) whose Go `server` the emulator is timed "
+                         "against with the same Python client (default: "
+                         "$MGMTBENCH_PEER_SERVER; none: those benchmarks are skipped)")
     add_inventory_options(parser)
 
 

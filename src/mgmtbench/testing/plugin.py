@@ -8,6 +8,7 @@ saved benchmarks with their side-by-side tables (:mod:`mgmtbench.testing.summary
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Generator
 from typing import Any
 
@@ -66,8 +67,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """A test begins: the lab watchdog starts a new list of the labs it uses."""
+    """A test begins: the lab watchdog starts a new list of the labs it uses, and embedded
+    emulators' log rate limits start anew (a test sees its lines as if it ran alone)."""
     watchdog.begin()
+    lograte = sys.modules.get("mgmtbench.emulator.lograte")  # loaded with an EmulatorThread
+    if lograte is not None:
+        lograte.reset()
 
 
 @pytest.hookimpl(wrapper=True)

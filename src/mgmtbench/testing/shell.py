@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     import httpx
 
 # A prompt at the start of a line, at the end of what was read ("R1>", "asa1(config-if)# ").
-PROMPT = re.compile(rb"(?<![^\r\n])[\w.-]+(?:\([\w-]+\))?[>#] ?$")
+# At a line start, or after the backspaces that erase IOS's --More-- prompt.
+PROMPT = re.compile(rb"(?<![^\r\n\x08])[\w.-]+(?:\([\w-]+\))?[>#] ?$")
 
 
 @asynccontextmanager

@@ -113,13 +113,15 @@ class LabSite:
 
     def output_check(self, target: Target, commands: Sequence[str]) -> OutputCheck:
         """Every round must print exactly what the oracle says the device prints."""
-        from mgmtbench.emulator.oracle import expected_output
+        from mgmtbench.emulator.oracle import expected_output, same_output
 
         device = next(d for d in self.lab.devices if d.address == target.host)
         want = expected_output(target.platform, device.hostname, device.reported_ip, commands)
 
         def check(outputs: Sequence[str]) -> str | None:
-            wrong = [i for i, out in enumerate(outputs) if out != want]
+            # Compared in their stable form: the device's clock, uptimes and counters run.
+            wrong = [i for i, out in enumerate(outputs)
+                     if not same_output(target.platform, out, want)]
             if not wrong:
                 return None
             return f"rounds {wrong} returned wrong output (first: {outputs[wrong[0]][:200]!r})"
@@ -348,7 +350,9 @@ def first_round_digests(report: dict[str, Any]) -> list[str]:
     """Each session's answer in a fleet worker's first report, as the reference for the next
     rounds (a device answers the same command the same way twice in one session, else the
     comparison would be meaningless): sessions whose only error is a "wrong output" against an
-    unknown reference pass."""
+    unknown reference pass. The digests are of the outputs with the platform's volatile lines
+    masked (:mod:`mgmtbench.targets.stable`, applied in the worker by
+    :func:`mgmtbench.clients.fleet.base.set_platform`), so commands with counters compare too."""
     digests = []
     for index, session in enumerate(report["sessions"]):
         if session["error"] not in (None, "wrong output"):
@@ -357,7 +361,8 @@ def first_round_digests(report: dict[str, Any]) -> list[str]:
         if len(found) != 2 or found[0] != found[1]:
             raise AssertionError(
                 f"session {index}: the device answered the same command differently twice in "
-                "one session; a fleet compares whole outputs by digest: choose a command without "
-                "counters with --fleet-command")
+                "one session, beyond its platform's volatile lines (clock, uptime, counters: "
+                "the fleet worker digests outputs with those masked); choose another "
+                "--fleet-command")
         digests.append(found[0])
     return digests

@@ -186,10 +186,11 @@ def _wait_for_port(port: int, process: subprocess.Popen[bytes], log: Path) -> No
 
 def ssh_command(host: str, port: int, user: str, key: Path, known_hosts: Path,
                 command: str) -> list[str]:
-    """The ``ssh`` command line for one exec request with public-key auth and strict host keys."""
+    """The ``ssh`` command line for one exec request with public-key auth and strict host keys
+    (errors only on stderr: a device's login banner would be there too)."""
     return [
         "ssh", "-F", "/dev/null", "-p", str(port), "-i", str(key),
-        "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes",
+        "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", "-o", "LogLevel=ERROR",
         "-o", f"UserKnownHostsFile={known_hosts}", "-o", "StrictHostKeyChecking=yes",
         "-o", "ControlMaster=no", f"{user}@{host}", command,
     ]

@@ -188,7 +188,10 @@ def emulator_server(folder: Path, authorized_keys: Path, key_file: Path,
     folder.mkdir(parents=True, exist_ok=True)
     argv = [sys.executable, "-m", "mgmtbench.cli", "serve", "--ssh-port", "0", "--https-port", "0",
             "--username", USERNAME, "--authorized-keys",
-            str(authorized_keys), "--state-dir", str(folder), *extra_args]
+            str(authorized_keys), "--state-dir", str(folder),
+            # The experiment measures ciphers, not a platform's identity: the emulator offers the
+            # study's ciphers (as sshd does by default), not only its image's defaults.
+            "--kex", ",".join(KEX), "--ciphers", ",".join(CIPHERS), "--macs", MAC, *extra_args]
     log = folder / "serve.log"
     with log.open("wb") as err:  # the password in the environment: not in `ps`
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -34,6 +34,15 @@ from mgmtbench.clients.base import ClientError, Target, _Common
 from mgmtbench.targets import Service
 
 T = TypeVar("T")
+# The job's platform, whose stable form of an output is digested (set by the worker).
+_PLATFORM: list[str] = []
+
+
+def set_platform(platform: str | None) -> None:
+    """Digest outputs in ``platform``'s stable form (None: whole outputs): a device's clock,
+    uptimes and counters move (:func:`mgmtbench.emulator.oracle.stable_output`)."""
+    _PLATFORM[:] = [platform] if platform else []
+
 PHASES = ("connect_exec", "finish", "exec_again", "read_output", "close")
 
 
@@ -51,10 +60,16 @@ class SessionTimes:
     error: str | None = None
 
     def record(self, *outputs: bytes | str) -> None:
-        """Add the digest and size of each output."""
+        """Add the digest and size of each output (the digest of its stable form once the
+        worker has set the job's platform: :func:`set_platform`)."""
         for out in outputs:
             data = out.encode("ascii", "replace") if isinstance(out, str) else out
-            self.digests.append(hashlib.sha256(data).hexdigest())
+            if _PLATFORM:
+                from mgmtbench.emulator.oracle import output_digest
+
+                self.digests.append(output_digest(_PLATFORM[0], data.decode("ascii", "replace")))
+            else:
+                self.digests.append(hashlib.sha256(data).hexdigest())
             self.output_bytes += len(data)
 
     def as_dict(self) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from mgmtbench.clients.fleet import fleet_runner
-from mgmtbench.clients.fleet.base import FleetRunner
+from mgmtbench.clients.fleet.base import FleetRunner, set_platform
 from mgmtbench.errors import FleetWorkerError, MgmtbenchError
 from mgmtbench.targets import Auth, SshAlgorithms, Target
 
@@ -190,6 +190,7 @@ def run_job(runner: FleetRunner, job: dict[str, Any]) -> dict[str, Any]:
     """One fleet run in the worker: the runner's sessions, checked outputs, CPU and memory."""
     targets = [_target(t) for t in job["targets"]]
     expected: list[str] = job["expected"]
+    set_platform(targets[0].platform if targets else None)  # digests of the stable form
     with contextlib.suppress(OSError):  # reset the high-water mark (Linux >= 4.0)
         Path("/proc/self/clear_refs").write_text("5")
     user0, sys0 = _cpu()

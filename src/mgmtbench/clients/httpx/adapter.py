@@ -20,7 +20,7 @@ What one iteration (``run``) does in each mode (the first four as in the publish
   ``show`` lines in configuration mode).
 - ``multi-cmd``: on the kept connection, ONE request: ``GET /admin/exec/<cmd1>/<cmd2>/...``.
 - ``tls-resume`` (ours): like ``fresh-conn``, a new client and TCP connection for every command,
-  but each TLS 1.3 handshake resumes the session (ticket) saved from the previous connection.
+  but each TLS handshake resumes the session (ticket) saved from the previous connection.
   ``setup`` makes one untimed connection to get the first ticket, so every timed connection
   resumes.
 - ``conn-per-iteration`` (ours): one new client (TCP + full TLS) per iteration, one ``GET`` per
@@ -93,6 +93,9 @@ CONFIG = "/admin/config"
 #: The untimed request that opens a kept connection in ``setup`` (and checks the credentials).
 WARMUP = "show clock"
 TIMEOUT = 30.0
+#: What scripts using the ASA's CLI-over-HTTPS interface send (ASDM's agent: the interface
+#: answers ASDM; ``mgmtbench serve --user-agent-rule device`` refuses other agents, as an ASA).
+HEADERS = {"User-Agent": "ASDM/ Java/1.8.0_131"}
 
 ERRORS = optional_errors(
     {OSError: ConnectionFailed, ssl.SSLError: ConnectionFailed},
@@ -226,7 +229,7 @@ class HttpxClient(_Https, TranslatedClient):
                                               http2=False)
         return httpx.Client(base_url=base_url(self.target), auth=self._auth(), verify=self._context,
                             http1=True, http2=False, timeout=TIMEOUT, trust_env=False,
-                            transport=counted)
+                            transport=counted, headers=HEADERS)
 
     def _auth(self) -> tuple[str, str]:
         return (self.target.username, self.target.password)
@@ -310,7 +313,7 @@ class HttpxAsyncClient(_Https, AsyncClient):
                                  auth=(self.target.username, self.target.password),
                                  verify=self._context, http1=not http2, http2=http2,
                                  limits=limits, timeout=TIMEOUT, trust_env=False,
-                                 transport=counted)
+                                 transport=counted, headers=HEADERS)
 
     async def setup(self) -> None:
         """Untimed preparation: connect here for the modes that reuse a connection."""

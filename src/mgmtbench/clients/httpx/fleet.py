@@ -1,7 +1,7 @@
 """httpx at scale over the HTTPS API: one ``httpx.AsyncClient`` (HTTP/1.1, a pool as large as
 the fleet), one coroutine per device, ``asyncio.gather`` — how its users fan out.
 
-Phases: ``connect_exec`` is ``send(..., stream=True)`` returning (TCP, TLS 1.3, request, response
+Phases: ``connect_exec`` is ``send(..., stream=True)`` returning (TCP, TLS, request, response
 headers); ``finish`` reads the body and closes the response (the HTTP status is the exit
 status); ``exec_again``/``read_output`` the same on the kept connection; ``close`` closes the
 fleet's client (its pool) once every session is done: each session gets that time.
@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import quote_plus
 
 from mgmtbench.clients.fleet.base import AsyncRunner, Laps, SessionTimes, guarded_async
-from mgmtbench.clients.httpx.adapter import ERRORS, EXEC, HttpxAsyncClient
+from mgmtbench.clients.httpx.adapter import ERRORS, EXEC, HEADERS, HttpxAsyncClient
 from mgmtbench.clients.translate import translate_errors
 from mgmtbench.errors import AuthenticationFailed, ClientError
 from mgmtbench.targets import Target
@@ -47,6 +47,7 @@ class HttpxFleet(AsyncRunner):
 
             client = self._client = httpx.AsyncClient(
                 verify=context, auth=(first.username, first.password), trust_env=False,
+                headers=HEADERS,
                 timeout=_TIMEOUT, limits=httpx.Limits(max_connections=len(targets),
                                                       max_keepalive_connections=len(targets)))
             try:

@@ -161,5 +161,8 @@ class NetmikoClient(SessionClient):
             output = session.send_command(command)
             if not isinstance(output, str):
                 raise WrongOutput(f"netmiko: unexpected {type(output).__name__} for {command!r}")
+            gap = self.target.prompt_gap  # Junos's empty line before its prompt
+            if gap and output.endswith(gap):
+                output = output[:-len(gap)]
             outputs.append(output + "\n" if output else "")
         return "".join(outputs)

@@ -149,7 +149,9 @@ class _ScrapliClient(SessionClient):
         if len(result.results) != len(commands):
             raise WrongOutput(f"scrapli: {len(result.results)} results for {len(commands)} "
                               "commands")
-        return "".join(output_of(c, r) for c, r in zip(commands, result.results, strict=True))
+        ends = "#" if self.target.enable_mode else ">#"  # Junos: no enable, ">" is privileged
+        return "".join(output_of(c, r, ends, self.target.prompt_gap)
+                       for c, r in zip(commands, result.results, strict=True))
 
 
 class ScrapliBinClient(_ScrapliClient):
@@ -179,16 +181,19 @@ class ScrapliSsh2Client(_ScrapliClient):
             known_hosts_path=str(known) if known is not None else None)
 
 
-def output_of(command: str, retained: str) -> str:
-    """The output in ``<prompt><command>\\n<output><prompt>``; the prompt must be privileged."""
+def output_of(command: str, retained: str, privileged: str = "#", gap: str = "") -> str:
+    """The output in ``<prompt><command>\\n<output><prompt>``; the prompt must be privileged
+    (end in one of ``privileged``); ``gap``: what the device prints before its prompt's line
+    (Junos: an empty line), not part of the output."""
     echo_end = retained.find("\n")
     if echo_end < 0 or not retained[:echo_end].rstrip().endswith(command):
         raise WrongOutput(f"scrapli: no echo of {command!r} in {retained[:80]!r}")
     body = retained[echo_end + 1:]
     cut = body.rfind("\n") + 1
     prompt = body[cut:].rstrip()
-    if not prompt.endswith("#"):
+    if not prompt.endswith(tuple(privileged)):
         # A refused enable leaves the session in user exec without an error from open.
         raise WrongOutput(f"scrapli: not at a privileged prompt after {command!r} (got "
                           f"{prompt[-40:]!r}; wrong enable secret?)")
-    return body[:cut]
+    output = body[:cut]
+    return output[:len(output) - len(gap)] if gap and output.endswith(gap) else output

@@ -154,9 +154,9 @@ class SshdRuntime(DeviceRuntime):
         if context.credentials.authorized_keys is not None:
             shutil.copyfile(context.credentials.authorized_keys, keys)
             keys.chmod(0o644)
-        host_key = _host_key(folder, context.ssh.host_key_type)
-        sftp_server = next((p for p in SFTP_SERVERS if os.access(p, os.X_OK)), None)
         style = load_platform(context.platform).style
+        host_key = _host_key(folder, context.ssh.host_key_type or style.identity.ssh.host_key)
+        sftp_server = next((p for p in SFTP_SERVERS if os.access(p, os.X_OK)), None)
         device_folders = []
         for index, device in enumerate(context.devices):
             device_folder = _make_dir(folder / f"device-{index:03d}")
@@ -327,7 +327,8 @@ def _invalid_printf(platform: str, device: DeviceSpec) -> tuple[str, str]:
     """A printf format and its arguments that print the platform's invalid-input error for a
     line whose first word is unknown (the caret under it: after the prompt and ``$lead``)."""
     style = load_platform(platform).style
-    facts = DeviceFacts.for_hostname(device.hostname, mgmt_ip=device.address)
+    facts = DeviceFacts.for_hostname(device.hostname, mgmt_ip=device.address,
+                                     form=style.identity.facts)
     width = len(CliSession(Device(load_platform(platform), facts, enable_secret="-"),
                            mode=Mode.PRIV).prompt)
     pieces, args = [], []

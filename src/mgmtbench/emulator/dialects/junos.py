@@ -1,0 +1,383 @@
+"""Junos: a candidate configuration edited with ``set`` and ``delete``, made active by ``commit``.
+
+The active configuration starts as the platform's ``show configuration`` transcript (the brace
+form Junos prints). ``configure`` enters configuration mode (``[edit]`` above the prompt, from
+``platform.toml``), where ``set`` and ``delete`` change the candidate that every session of the
+device shares (Junos's shared ``configure``), ``show`` prints it, ``commit`` makes it active,
+``rollback`` drops the changes and ``run`` runs an operational command; ``show configuration``
+prints the active configuration, as the device does.
+
+Where a ``set`` path creates new statements, the hierarchy is found the way Junos shows it:
+``unit 0``, ``family inet``, ``interface ge-0/0/1.0`` and the like are one level each, a
+statement of one or two words is a leaf (``description "to R2";``), and a longer one starts with
+a named level (``et-0/0/2 ...``).
+"""
+
+from __future__ import annotations
+
+import shlex
+import weakref
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from mgmtbench.emulator.device import Device
+from mgmtbench.emulator.dialects import Dialect
+from mgmtbench.emulator.grammar import Match
+from mgmtbench.emulator.session import Action, CliSession, Question, Reply, _trees
+
+INDENT = "    "
+# Statements whose keyword and its value make one level of the hierarchy.
+_TWO_WORD_LEVELS = frozenset({
+    "unit", "family", "interface", "area", "community", "user", "host", "file", "group",
+    "neighbor", "term", "filter", "policy-statement", "prefix-list", "routing-instances",
+    "instance", "vlan", "zone", "security-zone", "rule", "rule-set", "trap-group", "class",
+})
+# Statements printed on one line however many words they have.
+_ONE_LINE = frozenset({"route"})
+# Statements that may appear more than once at a level (others: a new value replaces the old).
+_REPEATED = frozenset({"address", "server", "route", "interface", "member", "host", "name-server",
+                       "community", "domain-search", "authentication-key"})
+# The top of the hierarchy (what ``set`` takes as its first word).
+TOP_LEVEL = frozenset({
+    "access", "accounting-options", "applications", "apply-groups", "bridge-domains", "chassis",
+    "class-of-service", "event-options", "firewall", "forwarding-options", "groups",
+    "interfaces", "logical-systems", "multi-chassis", "policy-options", "protocols",
+    "routing-instances", "routing-options", "security", "services", "snmp", "switch-options",
+    "system", "version", "vlans",
+})
+
+
+@dataclass(eq=False)
+class Statement:
+    """One statement: a level with statements under it (``children``) or a leaf (None)."""
+
+    words: list[str]
+    children: list[Statement] | None = None
+    comment: str = ""  # `## SECRET-DATA` after a leaf
+
+    def copy(self) -> Statement:
+        """A deep copy."""
+        kids = None if self.children is None else [c.copy() for c in self.children]
+        return Statement(list(self.words), kids, self.comment)
+
+
+def words_of(text: str) -> list[str]:
+    """The words of a statement, quoted strings as one word (ValueError: unbalanced quotes)."""
+    return shlex.split(text, posix=True)
+
+
+def _show_word(word: str) -> str:
+    return f'"{word}"' if (not word or any(c in word for c in ' \t;{}#"$!*')) else word
+
+
+def parse(text: str) -> list[Statement]:
+    """The statements of a configuration in brace form (``## ...`` header lines skipped)."""
+    root: list[Statement] = []
+    stack = [root]
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("##"):
+            continue
+        if line == "}":
+            if len(stack) > 1:
+                stack.pop()
+            continue
+        if line.endswith("{"):
+            children: list[Statement] = []
+            stack[-1].append(Statement(words_of(line[:-1]), children))
+            stack.append(children)
+            continue
+        body, _, comment = line.partition(" ## ")
+        stack[-1].append(Statement(words_of(body.rstrip(";")), None,
+                                   f" ## {comment}" if comment else ""))
+    return root
+
+
+def render(statements: list[Statement], depth: int = 0) -> list[str]:
+    """The brace form of ``statements`` at ``depth`` levels of indentation."""
+    out: list[str] = []
+    pad = INDENT * depth
+    for st in statements:
+        text = " ".join(_show_word(w) for w in st.words)
+        if st.children is None:
+            out.append(f"{pad}{text};{st.comment}")
+        elif not st.children:
+            out.append(f"{pad}{text};")
+        else:
+            out.append(f"{pad}{text} {{")
+            out += render(st.children, depth + 1)
+            out.append(f"{pad}}}")
+    return out
+
+
+def _level(statements: list[Statement], rest: list[str]) -> Statement | None:
+    """The level under ``statements`` that ``rest`` starts with (the longest such)."""
+    best: Statement | None = None
+    for st in statements:
+        n = len(st.words)
+        if st.children is not None and rest[:n] == st.words and (best is None
+                                                                 or n > len(best.words)):
+            best = st
+    return best
+
+
+def set_statement(root: list[Statement], path: list[str]) -> None:
+    """Add ``path`` (a ``set`` command's words) to the hierarchy ``root``."""
+    here, rest = root, path
+    while rest:
+        level = _level(here, rest)
+        if level is not None and level.children is not None:
+            here, rest = level.children, rest[len(level.words):]
+            continue
+        if any(st.words == rest for st in here):
+            return
+        width = _level_width(rest)
+        if width is None:
+            at = next((i for i, st in enumerate(here) if st.children is None
+                       and st.words[0] == rest[0] and rest[0] not in _REPEATED), None)
+            if at is not None:  # a new value of a one-value statement takes the old one's place
+                here[at] = Statement(list(rest))
+                return
+            # A new statement goes before the levels, as Junos shows `description` before `unit`.
+            at = next((i for i, st in enumerate(here) if st.children is not None), len(here))
+            here.insert(at, Statement(list(rest)))
+            return
+        children: list[Statement] = []
+        here.append(Statement(rest[:width], children))
+        here, rest = children, rest[width:]
+
+
+def _level_width(rest: list[str]) -> int | None:
+    """How many of ``rest``'s words make a new level (None: they are one leaf statement)."""
+    if rest[0] in _ONE_LINE or len(rest) <= 2:
+        return None
+    return 2 if rest[0] in _TWO_WORD_LEVELS else 1
+
+
+def delete_statement(root: list[Statement], path: list[str]) -> bool:
+    """Remove what ``path`` names (a level or a statement); False if there is none."""
+    here, rest = root, path
+    while rest:
+        for index, st in enumerate(here):
+            n = len(st.words)
+            if st.words == rest or (st.children is None and st.words[:len(rest)] == rest):
+                del here[index]
+                return True
+            if st.children is not None and rest[:n] == st.words and len(rest) > n:
+                here, rest = st.children, rest[n:]
+                break
+        else:
+            return False
+    return False
+
+
+def find(root: list[Statement], path: list[str]) -> list[Statement] | None:
+    """The statements under the level ``path`` names (None: no such level)."""
+    here, rest = root, path
+    while rest:
+        level = _level(here, rest)
+        if level is None or level.children is None:
+            return None
+        here, rest = level.children, rest[len(level.words):]
+    return here
+
+
+def _stamp() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+@dataclass(eq=False)
+class JunosConfig:
+    """A device's active configuration and the candidate its sessions edit."""
+
+    active: list[Statement]
+    candidate: list[Statement]
+    committed: str = "## Last commit: 2026-11-20 09:12:44 UTC by admin"
+    changed: bool = False
+
+    @classmethod
+    def from_text(cls, text: str) -> JunosConfig:
+        """The configuration in ``text`` (brace form), active and candidate alike."""
+        header = next((line for line in text.splitlines() if line.startswith("## Last commit")),
+                      "## Last commit: 2026-11-20 09:12:44 UTC by admin")
+        active = parse(text)
+        return cls(active, [st.copy() for st in active], header)
+
+    def show_active(self, path: list[str]) -> str | None:
+        """``show configuration [path]`` (None: nothing at ``path``)."""
+        if not path:
+            return "\n".join([self.committed, *render(self.active)]) + "\n"
+        found = find(self.active, path)
+        return None if found is None else "".join(f"{line}\n" for line in render(found))
+
+    def show_candidate(self, path: list[str]) -> str | None:
+        """Configuration mode's ``show [path]``."""
+        found = self.candidate if not path else find(self.candidate, path)
+        if found is None:
+            return None
+        header = [self.committed.replace("Last commit", "Last changed")] if not path else []
+        return "".join(f"{line}\n" for line in [*header, *render(found)])
+
+    def commit(self, user: str) -> None:
+        """Make the candidate active."""
+        self.active = [st.copy() for st in self.candidate]
+        self.committed = f"## Last commit: {_stamp()} by {user or 'root'}"
+        self.changed = False
+
+    def rollback(self) -> None:
+        """Drop the candidate's changes."""
+        self.candidate = [st.copy() for st in self.active]
+        self.changed = False
+
+    def active_hostname(self) -> str | None:
+        """``system host-name`` of the active configuration."""
+        system = find(self.active, ["system"]) or []
+        return next((st.words[1] for st in system
+                     if st.children is None and len(st.words) == 2 and st.words[0] == "host-name"),
+                    None)
+
+
+_CONFIGS: weakref.WeakKeyDictionary[Device, JunosConfig] = weakref.WeakKeyDictionary()
+
+
+def config_of(device: Device) -> JunosConfig:
+    """The device's configuration (made from its ``show configuration`` transcript)."""
+    found = _CONFIGS.get(device)
+    if found is None:
+        found = JunosConfig.from_text(device.transcript(("show", "configuration")))
+        _CONFIGS[device] = found
+    return found
+
+
+def _syntax_error(session: CliSession, line: str, position: int, message: str) -> Reply:
+    caret = " " * (len(session.prompt.rsplit("\n", 1)[-1]) + position) + "^"
+    return Reply(f"{caret}\n{message}\n", ok=False)
+
+
+def _path(found: Match[Action]) -> list[str]:
+    return words_of(found.args[0]) if found.args else []
+
+
+# --- operational mode ---------------------------------------------------------------------------
+
+
+def _show_configuration(session: CliSession, found: Match[Action]) -> Reply:
+    try:
+        text = config_of(session.device).show_active(_path(found))
+    except ValueError:
+        return Reply("error: syntax error\n", ok=False)
+    return Reply(text if text is not None else "")
+
+
+# --- configuration mode -------------------------------------------------------------------------
+
+
+def _set(session: CliSession, found: Match[Action]) -> Reply:
+    line = found.args[0]
+    try:
+        path = words_of(line)
+    except ValueError:
+        return Reply("error: unmatched quote\n", ok=False)
+    if path[0] not in TOP_LEVEL:
+        return _syntax_error(session, "set " + line, len("set "), "syntax error.")
+    if len(path) == 1:
+        return _syntax_error(session, "set " + line, len("set " + line) + 1, "syntax error.")
+    config = config_of(session.device)
+    set_statement(config.candidate, path)
+    config.changed = True
+    return Reply()
+
+
+def _delete(session: CliSession, found: Match[Action]) -> Reply:
+    try:
+        path = words_of(found.args[0])
+    except ValueError:
+        return Reply("error: unmatched quote\n", ok=False)
+    config = config_of(session.device)
+    if not delete_statement(config.candidate, path):
+        return Reply("warning: statement not found\n")
+    config.changed = True
+    return Reply()
+
+
+def _commit(session: CliSession, found: Match[Action]) -> Reply:
+    config = config_of(session.device)
+    config.commit(session.user)
+    name = config.active_hostname()
+    if name and name != session.device.hostname:
+        session.device.set_hostname(name)
+    return Reply("commit complete\n")
+
+
+def _commit_check(session: CliSession, found: Match[Action]) -> Reply:
+    return Reply("configuration check succeeds\n")
+
+
+def _commit_and_quit(session: CliSession, found: Match[Action]) -> Reply:
+    reply = _commit(session, found)
+    session.end_config()
+    return Reply(reply.output + session.device.platform.style.config_exit_banner)
+
+
+def _rollback(session: CliSession, found: Match[Action]) -> Reply:
+    config_of(session.device).rollback()
+    return Reply("load complete\n")
+
+
+def _show_candidate(session: CliSession, found: Match[Action]) -> Reply:
+    try:
+        text = config_of(session.device).show_candidate(_path(found))
+    except ValueError:
+        return Reply("error: syntax error\n", ok=False)
+    return Reply(text if text is not None else "")
+
+
+def _run(session: CliSession, found: Match[Action]) -> Reply:
+    return session.run(_trees(session.device.platform).priv, found.args[0])
+
+
+def _top(session: CliSession, found: Match[Action]) -> Reply:
+    return Reply()
+
+
+def _exit(session: CliSession, found: Match[Action]) -> Reply:
+    """``exit configuration-mode`` (and ``exit``, ``quit`` at the top level): with changes not
+    committed, Junos asks first (the candidate stays, shared, for the next ``configure``)."""
+    banner = session.device.platform.style.config_exit_banner
+
+    def answer(line: str) -> Reply:
+        if line.strip().lower() not in ("", "y", "yes"):
+            return Reply()
+        session.end_config()
+        return Reply(banner)
+
+    if not config_of(session.device).changed:
+        return answer("yes")
+    return Reply("The configuration has been changed but not committed\n",
+                 ask=Question("Exit with uncommitted changes? [yes,no] (yes) ", answer))
+
+
+DIALECT = Dialect(
+    exec={
+        "show configuration": _show_configuration,
+        "show configuration <line>": _show_configuration,
+    },
+    config={
+        "set <line>": _set,
+        "delete <line>": _delete,
+        "commit": _commit,
+        "commit check": _commit_check,
+        "commit and-quit": _commit_and_quit,
+        "commit comment <word>": _commit,
+        "rollback": _rollback,
+        "rollback <0-49>": _rollback,
+        "show": _show_candidate,
+        "show <line>": _show_candidate,
+        "run <line>": _run,
+        "top": _top,
+        "exit": _exit,
+        "exit configuration-mode": _exit,
+        "quit": _exit,
+    },
+    free_config=False,
+)

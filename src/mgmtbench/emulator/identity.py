@@ -1,0 +1,146 @@
+"""How a platform's real image introduces itself on the wire: SSH version string, algorithm lists,
+host key type and login banner; TLS versions and the User-Agent rule of its HTTPS interface; the
+form of its serial numbers and MAC addresses.
+
+All of it is data from the platform folder (``platform.toml``: the ``[ssh]``, ``[https]`` and
+``[facts]`` tables); the ``mgmtbench serve`` flags (``--kex``, ``--host-key``, ``--tls-versions``,
+...) override the platform's defaults.
+"""
+
+from __future__ import annotations
+
+import re
+import ssl
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+#: TLS version names as ``platform.toml`` and ``--tls-versions`` give them.
+TLS_VERSIONS = {"TLSv1.2": ssl.TLSVersion.TLSv1_2, "TLSv1.3": ssl.TLSVersion.TLSv1_3}
+
+
+@dataclass(frozen=True)
+class SshIdentity:
+    """What the SSH server offers when not told otherwise (``[ssh]``; None: asyncssh's list)."""
+
+    #: The software version after ``SSH-2.0-`` in the identification string.
+    version: str = "mgmtbench"
+    #: The host key type generated (a key of :data:`~mgmtbench.emulator.options.HOST_KEY_TYPES`).
+    host_key: str = "ed25519"
+    kex: tuple[str, ...] | None = None
+    ciphers: tuple[str, ...] | None = None
+    macs: tuple[str, ...] | None = None
+    host_key_algs: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class HttpsIdentity:
+    """The HTTPS interface (``[https]``): TLS versions offered, in order, and the User-Agent
+    prefix that requests to ``/admin/`` must carry (None: any agent)."""
+
+    tls_versions: tuple[str, ...] = ("TLSv1.3",)
+    user_agent: str | None = None
+
+
+@dataclass(frozen=True)
+class FactsIdentity:
+    """How a device's serial number and base MAC address look (``[facts]``): Cisco's serial is
+    a 3-letter site code, the year (since 1996) and week of manufacture, and 4 characters; the
+    MAC address starts with one of the vendor's OUIs (dotted, ``00a7.42``)."""
+
+    serial_site: str = "FDO"
+    mac_oui: str = "00a7.42"
+
+
+@dataclass(frozen=True)
+class PlatformIdentity:
+    """A platform's :class:`SshIdentity`, :class:`HttpsIdentity` and :class:`FactsIdentity`."""
+
+    ssh: SshIdentity = SshIdentity()
+    https: HttpsIdentity = HttpsIdentity()
+    facts: FactsIdentity = FactsIdentity()
+
+
+def load_identity(raw: Mapping[str, object]) -> PlatformIdentity:
+    """The identity in a parsed ``platform.toml`` (ValueError naming a bad key)."""
+    ssh = _table(raw, "ssh", {"version", "host_key", "kex", "ciphers", "macs", "host_key_algs"})
+    https = _table(raw, "https", {"tls_versions", "user_agent"})
+    facts = _table(raw, "facts", {"serial_site", "mac_oui"})
+    tls = _names(https.get("tls_versions")) or HttpsIdentity.tls_versions
+    unknown = [v for v in tls if v not in TLS_VERSIONS]
+    if unknown:
+        raise ValueError(f"[https] tls_versions {unknown} (known: {sorted(TLS_VERSIONS)})")
+    site = str(facts.get("serial_site", FactsIdentity.serial_site))
+    oui = str(facts.get("mac_oui", FactsIdentity.mac_oui)).lower()
+    if not re.fullmatch(r"[A-Z]{3}", site):
+        raise ValueError(f"[facts] serial_site {site!r} (three capital letters, e.g. 'FDO')")
+    if not re.fullmatch(r"[0-9a-f]{4}\.[0-9a-f]{2}", oui):
+        raise ValueError(f"[facts] mac_oui {oui!r} (dotted, e.g. '00a7.42')")
+    agent = https.get("user_agent")
+    return PlatformIdentity(
+        ssh=SshIdentity(
+            version=str(ssh.get("version", SshIdentity.version)),
+            host_key=str(ssh.get("host_key", SshIdentity.host_key)),
+            kex=_names(ssh.get("kex")), ciphers=_names(ssh.get("ciphers")),
+            macs=_names(ssh.get("macs")), host_key_algs=_names(ssh.get("host_key_algs"))),
+        https=HttpsIdentity(tls_versions=tls, user_agent=None if agent is None else str(agent)),
+        facts=FactsIdentity(serial_site=site, mac_oui=oui),
+    )
+
+
+def _table(raw: Mapping[str, object], name: str, known: set[str]) -> Mapping[str, object]:
+    table = raw.get(name, {})
+    if not isinstance(table, Mapping):
+        raise ValueError(f"[{name}] is not a table")
+    unknown = set(table) - known
+    if unknown:
+        raise ValueError(f"[{name}] {sorted(unknown)} (known: {sorted(known)})")
+    return table
+
+
+def _names(value: object) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value:
+        raise ValueError(f"{value!r}: give a non-empty list of names")
+    return tuple(str(v) for v in value)
+
+
+def serial_number(site: str, digest: str) -> str:
+    """A Cisco-form serial (``FDO2213A0PN``: site, year since 1996, week, 4 characters) from a
+    hex ``digest``: made in 2017-2023 (years 21-27), weeks 01-52."""
+    value = int(digest[:16], 16)
+    year = 21 + value % 7
+    week = 1 + (value // 7) % 52
+    alphabet = "0123456789ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O, as Cisco's suffixes
+    rest, suffix = value // (7 * 52), ""
+    for _ in range(4):
+        rest, index = divmod(rest, len(alphabet))
+        suffix += alphabet[index]
+    return f"{site}{year:02d}{week:02d}{suffix}"
+
+
+def mac_address(oui: str, digest: str) -> str:
+    """A dotted MAC address in ``oui`` (``00a7.42``) from a hex ``digest``."""
+    tail = digest[:6].lower()
+    return f"{oui}{tail[:2]}.{tail[2:]}"
+
+
+_IOS_BANNER = re.compile(r"^banner login \^C(.*?)\^C", re.MULTILINE | re.DOTALL)
+_LINE_BANNER = re.compile(r"^banner login (.*)$", re.MULTILINE)
+
+
+def login_banner(config: str) -> str:
+    """The ``banner login`` of a running configuration, as the device sends it before the
+    password (SSH_MSG_USERAUTH_BANNER): IOS's delimited form (``banner login ^C...^C``) or the
+    ASA's one line per ``banner login`` command; "" when there is none."""
+    found = _IOS_BANNER.search(config)
+    if found is not None:
+        return found.group(1).strip("\n") + "\n"
+    lines = _LINE_BANNER.findall(config)
+    return "".join(line + "\n" for line in lines)
+
+
+def tls_range(versions: tuple[str, ...]) -> tuple[ssl.TLSVersion, ssl.TLSVersion]:
+    """The lowest and highest of ``versions`` (names of :data:`TLS_VERSIONS`)."""
+    chosen = sorted(TLS_VERSIONS[v] for v in versions)
+    return chosen[0], chosen[-1]
