@@ -22,12 +22,11 @@ from mgmtbench.testing.fixtures import PLATFORMS
 _INDEX = clitable.CliTable("index", _get_template_dir())
 # Known mismatches, each with what would fix it (strict: the test fails once it passes).
 KNOWN: dict[tuple[str, str], str] = {
-    ("cisco_asa", "show asp drop"): "needs helper D's transcript fix (an invented drop reason "
-                                    "the template does not know)",
     ("cisco_asa", "show xlate"): "ntc-templates' cisco_asa_show_xlate rejects the indented "
                                  "second 'Flags:' line the transcript prints",
-    ("juniper_junos", "show interfaces"): "the template rejects the transcript's 'Link type "
-                                          ": Full-Duplex' line (helper E's transcript?)",
+    ("juniper_junos", "show interfaces"): "ntc-templates' juniper_junos_show_interfaces rejects "
+                                          "'Link type      : Full-Duplex', which a management "
+                                          "interface (fxp0) prints",
 }
 
 
