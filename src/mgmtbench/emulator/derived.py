@@ -247,16 +247,7 @@ def _ios_address(lines: list[str]) -> tuple[str, str] | None:
 
 def ios_interfaces(view: ViewInput) -> str:
     """IOS ``show interfaces``."""
-    blocks = _split_blocks(view.transcript, _IOS_HEAD)
-    known = dict(blocks)
-    out: list[str] = []
-    for name in _ordered(list(known), view.current):
-        lines = known.get(name)
-        base = view.base.get(name)
-        if lines is None:
-            lines, base = _template(blocks, name), None
-        out += _ios_block(lines, base, view.current.get(name), name)
-    return "\n".join(out) + "\n"
+    return _interfaces(view, _IOS_HEAD, _ios_block)
 
 
 # --- ASA ---------------------------------------------------------------------------------------
@@ -305,7 +296,17 @@ def _asa_block(lines: list[str], base: IfConfig | None, cur: IfConfig | None,
 
 def asa_interfaces(view: ViewInput) -> str:
     """ASA ``show interface``."""
-    blocks = _split_blocks(view.transcript, _ASA_HEAD)
+    return _interfaces(view, _ASA_HEAD, _asa_block)
+
+
+_Block = Callable[[list[str], IfConfig | None, IfConfig | None, str], list[str]]
+
+
+def _interfaces(view: ViewInput, head: re.Pattern[str], block: _Block) -> str:
+    """Every interface's block of the transcript (split at ``head``), each rewritten by ``block``
+    where its configuration differs from the default one; a configured interface the
+    transcript lacks gets a block made from one of its kind."""
+    blocks = _split_blocks(view.transcript, head)
     known = dict(blocks)
     out: list[str] = []
     for name in _ordered(list(known), view.current):
@@ -313,7 +314,7 @@ def asa_interfaces(view: ViewInput) -> str:
         base = view.base.get(name)
         if lines is None:
             lines, base = _template(blocks, name), None
-        out += _asa_block(lines, base, view.current.get(name), name)
+        out += block(lines, base, view.current.get(name), name)
     return "\n".join(out) + "\n"
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import shlex
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -262,8 +263,13 @@ def _path(found: Match[Action]) -> list[str]:
 
 
 def _show_configuration(session: CliSession, found: Match[Action]) -> Reply:
+    return _shown(lambda path: config_of(session.device).show_active(path), found)
+
+
+def _shown(show: Callable[[list[str]], str | None], found: Match[Action]) -> Reply:
+    """``show`` (the active or the candidate configuration) at the command's path."""
     try:
-        text = config_of(session.device).show_active(_path(found))
+        text = show(_path(found))
     except ValueError:
         return Reply("error: syntax error\n", ok=False)
     return Reply(text if text is not None else "")
@@ -325,11 +331,7 @@ def _rollback(session: CliSession, found: Match[Action]) -> Reply:
 
 
 def _show_candidate(session: CliSession, found: Match[Action]) -> Reply:
-    try:
-        text = config_of(session.device).show_candidate(_path(found))
-    except ValueError:
-        return Reply("error: syntax error\n", ok=False)
-    return Reply(text if text is not None else "")
+    return _shown(lambda path: config_of(session.device).show_candidate(path), found)
 
 
 def _run(session: CliSession, found: Match[Action]) -> Reply:
