@@ -31,35 +31,19 @@ from mgmtbench.emulator.oracle import expected_output, same_output
 from mgmtbench.errors import UsageError
 from mgmtbench.lab import Lab, resolve
 from mgmtbench.lab.cleanup import clean_stale
-from mgmtbench.lab.lab import has_net_admin
 from mgmtbench.lab.netns import lab_namespaces
 from mgmtbench.lab.runtimes.docker import LABEL, DockerRuntime, docker
 from mgmtbench.lab.state import STATE_ROOT
 from mgmtbench.testing import PASSWORD, SECRET, USERNAME, ClientKeys
+from tests.docker_support import device_image
 
-REQUIRED = os.environ.get("MGMTBENCH_REQUIRE_DOCKER") == "1"
 DEVICES = 3
 
 
 @pytest.fixture(scope="module")
 def image(request: pytest.FixtureRequest) -> str:
     """The device image, once Docker and the image are known to be there (else skip or fail)."""
-    name = str(request.config.getoption("--device-image"))
-    reason = None
-    if not has_net_admin():
-        reason = "the docker runtime builds a lab network: run as root or with CAP_NET_ADMIN"
-    else:
-        reason = DockerRuntime.unavailable()
-        if reason is None:
-            try:
-                docker("image", "inspect", name)
-            except UsageError:
-                reason = f"no image {name}: build it with `nox -s docker` or docker/Dockerfile"
-    if reason is not None:
-        if REQUIRED:
-            pytest.fail(f"MGMTBENCH_REQUIRE_DOCKER=1 but {reason}")
-        pytest.skip(reason)
-    return name
+    return device_image(request)
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ the device image, ``--device-image``); skipped without them, failed instead unde
 
 from __future__ import annotations
 
-import os
 import ssl
 from collections.abc import Iterator
 
@@ -18,18 +17,16 @@ import pytest
 
 from mgmtbench.clients import adapter
 from mgmtbench.emulator.oracle import expected_output, same_output, show_commands
-from mgmtbench.errors import UsageError
-from mgmtbench.lab.lab import has_net_admin
 from mgmtbench.lab.netns import lab_namespaces
 from mgmtbench.lab.profiles import LinkProfile, resolve
-from mgmtbench.lab.runtimes.docker import LABEL, DockerRuntime, docker
+from mgmtbench.lab.runtimes.docker import LABEL, docker
 from mgmtbench.proxy.topology import EdgeLab
 from mgmtbench.targets import Login, make_target
 from mgmtbench.testing import Driver
 from mgmtbench.testing.credentials import credentials
 from mgmtbench.testing.keys import ClientKeys
+from tests.docker_support import device_image
 
-REQUIRED = os.environ.get("MGMTBENCH_REQUIRE_DOCKER") == "1"
 DEVICES = 2
 WAN = LinkProfile("wan-20", 20)
 
@@ -37,22 +34,7 @@ WAN = LinkProfile("wan-20", 20)
 @pytest.fixture(scope="module")
 def image(request: pytest.FixtureRequest) -> str:
     """The device image, once Docker and the image are known to be there (else skip or fail)."""
-    name = str(request.config.getoption("--device-image"))
-    reason = None
-    if not has_net_admin():
-        reason = "the docker runtime builds a lab network: run as root or with CAP_NET_ADMIN"
-    else:
-        reason = DockerRuntime.unavailable()
-        if reason is None:
-            try:
-                docker("image", "inspect", name)
-            except UsageError:
-                reason = f"no image {name}: build it with `nox -s docker` or docker/Dockerfile"
-    if reason is not None:
-        if REQUIRED:
-            pytest.fail(f"MGMTBENCH_REQUIRE_DOCKER=1 but {reason}")
-        pytest.skip(reason)
-    return name
+    return device_image(request)
 
 
 @pytest.fixture(scope="module")
