@@ -4,7 +4,6 @@ removes what it names, and the same rules hold in the SSH shell and in HTTPS POS
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -13,8 +12,7 @@ import pytest
 from mgmtbench.emulator import CliSession, Device, DeviceFacts, EmulatorThread, load_platform
 from mgmtbench.emulator.configgrammar import config_grammar
 from mgmtbench.emulator.session import Mode
-from mgmtbench.testing import SECRET
-from mgmtbench.testing.shell import Shell, https_client, paging_off, ssh_connect
+from mgmtbench.testing.shell import configure
 
 PLATFORMS = ("cisco_ios", "cisco_asa")
 TRANSPORTS = ("shell", "https")
@@ -41,27 +39,8 @@ class Configurer:
 
     def configure(self, lines: list[str]) -> str:
         """What the device printed for ``lines`` (run in configuration mode, then `end`)."""
-        if self.transport == "https":
-            endpoint = self.emu.endpoints[0]
-            with https_client(self.emu) as client:
-                response = client.post(
-                    f"https://{endpoint.host}:{endpoint.https_port}/admin/config",
-                    content="\n".join(lines).encode())
-            assert response.status_code == 200
-            return response.text
-        return asyncio.run(self._shell(lines)).replace("\r\n", "\n")
-
-    async def _shell(self, lines: list[str]) -> str:
-        endpoint = self.emu.endpoints[0]
-        async with ssh_connect(endpoint) as conn:
-            shell = await Shell.open(conn)
-            if endpoint.device.platform.style.login_privilege == 1:
-                await shell.enable(SECRET)
-            await shell.command(paging_off(endpoint))
-            await shell.command("configure terminal")
-            printed = [(await shell.command(line)).decode() for line in lines]
-            await shell.command("end")
-        return "".join(printed)
+        printed = configure(self.emu, self.transport, lines)
+        return printed if self.transport == "https" else printed.replace("\r\n", "\n")
 
     def show(self, command: str) -> str:
         endpoint = self.emu.endpoints[0]

@@ -16,8 +16,7 @@ from mgmtbench.emulator.clock import boot_offset, clock_spec
 from mgmtbench.emulator.oracle import expected_output, same_output, stable_output
 from mgmtbench.emulator.session import Mode
 from mgmtbench.emulator.transcripts import render
-from mgmtbench.testing import SECRET
-from mgmtbench.testing.shell import Shell, https_client, paging_off, ssh_connect
+from mgmtbench.testing.shell import configure, ssh_connect
 
 PLATFORMS = ("cisco_ios", "cisco_asa")
 # Per platform: the interface views, an interface to change, and the changes.
@@ -51,30 +50,6 @@ def test_the_default_configuration_prints_the_transcripts(platform: str) -> None
     for command in VIEWS[platform]:
         template = device.platform.transcripts[tuple(command.split())]
         assert show(device, command) == render(template, device.facts.as_dict()), command
-
-
-def configure(emu: EmulatorThread, transport: str, lines: list[str]) -> str:
-    """``lines`` in configuration mode over the SSH shell or HTTPS POST /admin/config."""
-    endpoint = emu.endpoints[0]
-    if transport == "https":
-        with https_client(emu) as client:
-            response = client.post(f"https://{endpoint.host}:{endpoint.https_port}/admin/config",
-                                   content="\n".join(lines).encode())
-        assert response.status_code == 200
-        return response.text
-
-    async def over_shell() -> str:
-        async with ssh_connect(endpoint) as conn:
-            shell = await Shell.open(conn)
-            if endpoint.device.platform.style.login_privilege == 1:
-                await shell.enable(SECRET)
-            await shell.command(paging_off(endpoint))
-            await shell.command("configure terminal")
-            printed = [(await shell.command(line)).decode() for line in lines]
-            await shell.command("end")
-        return "".join(printed)
-
-    return asyncio.run(over_shell())
 
 
 def exec_over_ssh(emu: EmulatorThread, command: str) -> str:

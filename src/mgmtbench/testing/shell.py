@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import asyncssh
 
 from mgmtbench.emulator.server import DeviceEndpoint, EmulatorThread
-from mgmtbench.testing.credentials import PASSWORD, USERNAME
+from mgmtbench.testing.credentials import PASSWORD, SECRET, USERNAME
 
 if TYPE_CHECKING:
     import httpx
@@ -96,3 +96,29 @@ def https_client(emu: EmulatorThread, *, http2: bool = False, auth: bool = True)
 def paging_off(endpoint: DeviceEndpoint) -> str:
     """The platform's own command that turns paging off (``terminal length 0`` on IOS)."""
     return endpoint.device.platform.style.paging_off
+
+
+def configure(emu: EmulatorThread, transport: str, lines: list[str]) -> str:
+    """What the first device printed for ``lines`` in configuration mode, over HTTPS
+    ``POST /admin/config`` (``transport`` "https") or else the SSH shell (``configure
+    terminal``, the lines, ``end``; as the terminal printed it, CR LF)."""
+    endpoint = emu.endpoints[0]
+    if transport == "https":
+        with https_client(emu) as client:
+            response = client.post(f"https://{endpoint.host}:{endpoint.https_port}/admin/config",
+                                   content="\n".join(lines).encode())
+        assert response.status_code == 200
+        return response.text
+
+    async def over_shell() -> str:
+        async with ssh_connect(endpoint) as conn:
+            shell = await Shell.open(conn)
+            if endpoint.device.platform.style.login_privilege == 1:
+                await shell.enable(SECRET)
+            await shell.command(paging_off(endpoint))
+            await shell.command("configure terminal")
+            printed = [(await shell.command(line)).decode() for line in lines]
+            await shell.command("end")
+        return "".join(printed)
+
+    return asyncio.run(over_shell())
