@@ -363,38 +363,12 @@ def test_the_headend_shell_is_the_device_terminal(
     _, headend = headend_for(emu)
     endpoint = emu.endpoints[0]
 
-    async def session() -> list[str]:
-        async with asyncssh.connect("127.0.0.1", headend.port, username=login.username,
-                                    password=login.password, client_keys=None,
-                                    known_hosts=str(headend.known_hosts)) as conn:
-            shell = await conn.create_process(term_type="vt100", encoding=None)
-            seen: list[str] = []
-
-            async def until(end: bytes) -> None:
-                got = b""
-                async with asyncio.timeout(10):
-                    while not got.endswith(end):
-                        got += await shell.stdout.read(65536)
-                seen.append(got.decode())
-
-            await until(b"R1#")
-            for typed, end in [(b"show version\r", b" --More-- "), (b" ", b" --More-- "),
-                               (b" ", b"R1#"),
-                               (b"disable\r", b"R1>"), (b"enable\r", b"Password: "),
-                               (b"wrong\r", b"R1>"), (b"en\r", b"Password: "),
-                               (b"admin\r", b"R1#"), (b"conf t\r", b"R1(config)#"),
-                               (b"end\r", b"R1#"),
-                               (b"terminal length 0\r", b"R1#"), (b"sh ver\r", b"R1#")]:
-                shell.stdin.write(typed)
-                await until(end)
-            shell.stdin.write(b"exit\r")
-            async with asyncio.timeout(10):
-                rest = await shell.stdout.read()
-                await shell.wait_closed()
-            seen.append(rest.decode())
-            return seen
-
-    seen = asyncio.run(session())
+    seen = type_into_headend(headend, login, [
+        (b"show version\r", b" --More-- "), (b" ", b" --More-- "), (b" ", b"R1#"),
+        (b"disable\r", b"R1>"), (b"enable\r", b"Password: "), (b"wrong\r", b"R1>"),
+        (b"en\r", b"Password: "), (b"admin\r", b"R1#"), (b"conf t\r", b"R1(config)#"),
+        (b"end\r", b"R1#"), (b"terminal length 0\r", b"R1#"), (b"sh ver\r", b"R1#"),
+    ], then_exit=True)
     version = want(endpoint, ["show version"]).replace("\n", "\r\n")
     wipe = endpoint.device.platform.style.more_erase  # IOS: backspaces, spaces, backspaces
     assert seen[1].count("\r\n") == 24  # the echo and 23 lines, then --More--
@@ -435,34 +409,13 @@ def test_the_headend_shell_carries_configuration_mode(
     proxy, headend = headend_for(emu)
     endpoint = emu.endpoints[0]
 
-    async def session() -> list[str]:
-        async with asyncssh.connect("127.0.0.1", headend.port, username=login.username,
-                                    password=login.password, client_keys=None,
-                                    known_hosts=str(headend.known_hosts)) as conn:
-            shell = await conn.create_process(term_type="vt100", encoding=None)
-            seen: list[str] = []
-
-            async def until(end: bytes) -> None:
-                got = b""
-                async with asyncio.timeout(10):
-                    while not got.endswith(end):
-                        got += await shell.stdout.read(65536)
-                seen.append(got.decode())
-
-            await until(b"R1#")
-            for typed, end in [(b"conf t\r", b"R1(config)#"),
-                               (b"interface Loopback9\r", b"R1(config-if)#"),
-                               (b"ip adress 1.2.3.4\r", b"R1(config-if)#"),
-                               (b"do show ip interface brief\r", b"R1(config-if)#"),
-                               (b"description after the do\r", b"R1(config-if)#"),
-                               (b"exit\r", b"R1(config)#"),
-                               (b"hostname R9\r", b"R9(config)#"),
-                               (b"end\r", b"R9#")]:
-                shell.stdin.write(typed)
-                await until(end)
-            return seen
-
-    seen = asyncio.run(session())
+    seen = type_into_headend(headend, login, [
+        (b"conf t\r", b"R1(config)#"), (b"interface Loopback9\r", b"R1(config-if)#"),
+        (b"ip adress 1.2.3.4\r", b"R1(config-if)#"),
+        (b"do show ip interface brief\r", b"R1(config-if)#"),
+        (b"description after the do\r", b"R1(config-if)#"), (b"exit\r", b"R1(config)#"),
+        (b"hostname R9\r", b"R9(config)#"), (b"end\r", b"R9#"),
+    ])
     assert seen[3] == ("ip adress 1.2.3.4\r\n" + " " * 19 + "^\r\n% Invalid input detected at "
                        "'^' marker.\r\n\r\nR1(config-if)#")  # refused at once, as the device does
     assert seen[4].startswith("do show ip interface brief\r\nInterface ")
@@ -540,3 +493,38 @@ def test_scrapli_configures_through_the_tunnel(fresh_emulator: Callable[..., Emu
     assert "interface Loopback43\n description set-by-scrapli\n" in running
     with client_for(proxy) as c:  # one POST for the configuration session, one GET
         assert c.get("/proxy/stats").json()["statuses"] == {"200": 2}
+
+
+def type_into_headend(headend: Any, login: Login, steps: list[tuple[bytes, bytes]], *,
+                      then_exit: bool = False) -> list[str]:
+    """What the head-end's PTY shell printed: up to its first prompt, then for each ``(typed,
+    end)`` what followed the typed bytes up to ``end``; with ``then_exit``, after ``exit``
+    everything until the shell closed."""
+
+    async def session() -> list[str]:
+        async with asyncssh.connect("127.0.0.1", headend.port, username=login.username,
+                                    password=login.password, client_keys=None,
+                                    known_hosts=str(headend.known_hosts)) as conn:
+            shell = await conn.create_process(term_type="vt100", encoding=None)
+            seen: list[str] = []
+
+            async def until(end: bytes) -> None:
+                got = b""
+                async with asyncio.timeout(10):
+                    while not got.endswith(end):
+                        got += await shell.stdout.read(65536)
+                seen.append(got.decode())
+
+            await until(b"R1#")
+            for typed, end in steps:
+                shell.stdin.write(typed)
+                await until(end)
+            if then_exit:
+                shell.stdin.write(b"exit\r")
+                async with asyncio.timeout(10):
+                    rest = await shell.stdout.read()
+                    await shell.wait_closed()
+                seen.append(rest.decode())
+            return seen
+
+    return asyncio.run(session())
