@@ -292,3 +292,60 @@ def test_ios_napalm_plain_show_commands_exist() -> None:
     holding = [int(line.split()[4]) for line in memory[4:-1]]
     assert holding == sorted(holding, reverse=True)
     assert int(memory[-1].split()[0]) == sum(holding)
+
+
+# --- configuration mode: ? and Tab from the configuration grammar --------------------------------
+
+def test_config_question_mark_lists_the_grammar_with_descriptions() -> None:
+    cli = session("cisco_ios")
+    cli.execute("configure terminal")
+    listed = cli.help("")
+    assert re.search(r"^  interface +Select an interface to configure$", listed, re.M)
+    assert re.search(r"^  hostname +Set system's network name$", listed, re.M)
+    assert re.search(r"^  end +Exit from configure mode$", listed, re.M)  # the session's own
+    assert re.search(r"^  no +Negate a command or set its defaults$", listed, re.M)
+    assert "GigabitEthernet" in cli.help("interface ")  # the interface types
+    assert cli.help("banner ") == ("  exec   Set EXEC process creation banner\n"
+                                   "  login  Set login banner\n"
+                                   "  motd   Set Message of the Day banner\n\n")
+    assert cli.help("ho") == "hostname  \n\n"
+    assert cli.help("hostname ") == "  WORD\n\n"
+    assert cli.help("zzz ") == "% Unrecognized command\n"
+
+    cli.execute("interface gi0/0/3")
+    sub = cli.help("")
+    assert re.search(r"^  speed +Configure speed operation\.$", sub, re.M)
+    assert "hostname" not in sub  # a sub-mode lists its own commands
+    assert cli.help("speed ") == ("  10    Force 10 Mbps operation\n"
+                                  "  100   Force 100 Mbps operation\n"
+                                  "  1000  Force 1000 Mbps operation\n"
+                                  "  auto  Enable AUTO speed configuration\n\n")
+    assert cli.help("ip address 192.0.2.1 255.255.255.0 ") == \
+        "  secondary\n  <cr>       <cr>\n\n"
+
+
+def test_config_tab_completes_grammar_words() -> None:
+    cli = session("cisco_ios")
+    cli.execute("configure terminal")
+    assert cli.complete("hostn") == "hostname "
+    assert cli.complete("i") is None  # interface, ip, ipv6
+    assert cli.help("do sh") == "show  \n\n"  # after `do`, the exec commands
+    assert re.search(r"^  version +System hardware and software status$",
+                     cli.help("do show "), re.M)
+    assert cli.complete("do show ver") == "do show version "
+    cli.execute("interface gi0/0/3")
+    assert cli.complete("dup") == "duplex "
+    assert cli.complete("duplex f") == "duplex full "
+    assert cli.complete("no shut") == "no shutdown "
+
+
+def test_config_question_mark_and_tab_in_the_shell(
+        emulator_for: Callable[[str], EmulatorThread]) -> None:
+    endpoint = emulator_for("cisco_ios").endpoints[0]
+    config = (endpoint.device.hostname + "(config)#").encode()
+    shown = asyncio.run(_typed(endpoint, b"configure terminal\rbanner ?", re.compile(
+        re.escape(b"\r\n\r\n" + config + b"banner ") + b"$")))
+    assert b"banner ?\r\n  exec   Set EXEC process creation banner\r\n" in shown
+    done = asyncio.run(_typed(endpoint, b"configure terminal\rhostn\t", re.compile(
+        re.escape(config + b"hostname ") + b"$")))
+    assert done.endswith(config + b"hostname ")

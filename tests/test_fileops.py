@@ -220,3 +220,54 @@ def test_replace_commands() -> None:
     assert plan == ["interface Gi1", " no description a", "no interface Lo9",
                     "no ntp server 1.2.3.4", "hostname R2", "interface Gi1",
                     " ip address 2.2.2.2 255.0.0.0"]
+
+
+def test_revert_timer_and_replace_options() -> None:
+    """The revert timer at the CLI: refused without an archive, reset by ``configure revert
+    timer``, run out on the device clock; ``configure replace ... revert trigger error`` puts
+    the original back when a line is refused; options it does not take are refused."""
+    from mgmtbench.emulator import CliSession, Device, DeviceFacts, load_platform
+    from mgmtbench.emulator.session import Mode
+
+    dev = Device(load_platform("cisco_ios"), DeviceFacts.for_hostname("R1"), enable_secret="x")
+    cli = CliSession(dev, mode=Mode.PRIV, user="netadmin")
+
+    def run(*lines: str) -> list[str]:
+        return [cli.execute(line).output for line in lines]
+
+    def running() -> str:
+        return dev.transcript(("show", "running-config"))
+
+    assert run("configure terminal revert timer 5") == ["%Please turn config archive on\n"]
+    assert cli.mode is Mode.PRIV
+    run("configure terminal", "archive", "path flash:arch", "end")
+    assert run("show archive config rollback timer") == \
+        ["%No Rollback Confirmed Change pending\n"]
+    run("configure terminal revert timer 5", "hostname R2", "end")
+    timer = run("show archive config rollback timer")[0]
+    assert re.fullmatch(r"Time configured\(or reset\): \d\d:\d\d:\d\d UTC \w{3} \w{3} \d+ \d{4}\n"
+                        r"Timer type: confirm timer\nTimer value: 5 min\nUser: netadmin\n", timer)
+    assert "<- Most Recent" in run("show archive")[0]  # the backup went to the archive
+    dev.clock.advance(240)
+    run("configure revert timer 2")  # two more minutes from now
+    dev.clock.advance(100)
+    assert dev.hostname == "R2"
+    dev.clock.advance(30)
+    assert run("show clock")  # any command after the deadline reverts first
+    assert dev.hostname == "R1"
+    assert "hostname R1\n" in running()
+
+    run("copy running-config flash:good.cfg")
+    text = dev.files.open(dev.files.resolve("good.cfg"))
+    bad = text.read(0, text.size).decode().replace("hostname R1\n", "hostname R9\nfoo bar\n")
+    dev.files.open(dev.files.resolve("bad.cfg"), write=True, create=True,
+                   truncate=True).write(0, bad.encode())
+    out = run("configure replace flash:bad.cfg force revert trigger error")[0]
+    assert "% Invalid input detected" in out
+    assert out.endswith("The original configuration has been successfully restored.\n")
+    assert dev.hostname == "R1"
+    assert dev.saved.revert is None
+
+    assert "^\n% Invalid input" in run("configure replace flash:good.cfg force sideways")[0]
+    assert run("configure replace flash:good.cfg force timer") == ["% Incomplete command.\n\n"]
+    assert run("configure confirm") == ["%No Rollback Confirmed Change pending\n"]

@@ -18,7 +18,11 @@ from typing import Any
 
 import pytest
 from napalm import get_network_driver
-from napalm.base.exceptions import MergeConfigException
+from napalm.base.exceptions import (
+    CommandErrorException,
+    CommitConfirmException,
+    MergeConfigException,
+)
 
 from mgmtbench.emulator import EmulatorThread
 from mgmtbench.emulator.server import DeviceEndpoint
@@ -206,3 +210,81 @@ def test_merge_with_a_refused_line_rolls_back(napalm_own: Any) -> None:
     back = running(napalm_own)
     assert "Loopback78" not in back
     assert config_lines(back.replace("file prompt quiet\n", "")) == config_lines(before)
+
+
+def with_archive(ios_driver: Any) -> None:
+    """The archive that ``revert_in`` needs, as on IOS (``show archive`` must not say it is
+    not enabled)."""
+    ios_driver.device.send_config_set(["archive", "path flash:archive"])
+
+
+def test_commit_revert_in_then_confirm(napalm_own: Any, own_device: DeviceEndpoint) -> None:
+    """``commit_config(revert_in=60)``: ``configure terminal revert timer 1``, the merge, no
+    save; ``confirm_commit()``: ``configure confirm`` and ``write mem``; the timer then no
+    longer reverts anything."""
+    with_archive(napalm_own)
+    napalm_own.load_merge_candidate(config=MERGE)
+    assert not napalm_own.has_pending_commit()
+    napalm_own.commit_config(revert_in=60)
+    assert napalm_own.has_pending_commit()
+    pending = napalm_own._get_pending_commits()
+    assert pending["user"] == USERNAME
+    assert pending["timer"] == "1 min"
+    configs = napalm_own.get_config()
+    assert "interface Loopback77" in configs["running"]
+    assert "Loopback77" not in configs["startup"]  # not saved while it may revert
+
+    napalm_own.confirm_commit()
+    assert not napalm_own.has_pending_commit()
+    own_device.device.clock.advance(120)  # past the timer: nothing to revert any more
+    configs = napalm_own.get_config()
+    assert "interface Loopback77" in configs["running"]
+    assert "interface Loopback77" in configs["startup"]  # confirm_commit saves it
+
+
+def test_commit_revert_in_expires(napalm_own: Any, own_device: DeviceEndpoint) -> None:
+    """Unconfirmed, the change reverts when the device clock passes the timer, not before."""
+    with_archive(napalm_own)
+    before = running(napalm_own)
+    napalm_own.load_merge_candidate(config=MERGE)
+    napalm_own.commit_config(revert_in=60)
+    clock = own_device.device.clock
+    clock.advance(50)
+    assert napalm_own.has_pending_commit()
+    assert "interface Loopback77" in running(napalm_own)
+
+    clock.advance(15)
+    assert not napalm_own.has_pending_commit()
+    back = running(napalm_own)
+    assert "Loopback77" not in back
+    assert config_lines(back.replace("file prompt quiet\n", "")) == config_lines(before)
+    with pytest.raises(CommitConfirmException, match="No pending"):
+        napalm_own.confirm_commit()
+
+
+def test_replace_revert_in_then_rollback(napalm_own: Any) -> None:
+    """A replace with ``revert_in`` (``configure replace ... force revert trigger error timer
+    2``), then ``rollback()`` while it is pending: ``configure revert now``."""
+    with_archive(napalm_own)
+    before = running(napalm_own)
+    napalm_own.load_replace_candidate(config=before + "\nip domain name pending.example\n")
+    napalm_own.commit_config(revert_in=120)
+    assert napalm_own._get_pending_commits()["timer"] == "2 min"
+    assert "ip domain name pending.example" in running(napalm_own)
+    with pytest.raises(CommandErrorException, match="already in progress"):
+        napalm_own.commit_config()  # one pending change at a time
+
+    napalm_own.rollback()
+    assert not napalm_own.has_pending_commit()
+    assert "pending.example" not in running(napalm_own)
+
+
+def test_get_interfaces_follows_speed(napalm_own: Any) -> None:
+    """``speed 100`` under an interface: NAPALM's speed (from ``show interfaces``' BW) follows,
+    and ``no speed`` gives the negotiated one back."""
+    napalm_own.device.send_config_set(["interface GigabitEthernet0/0/0", "speed 100",
+                                       "duplex full"])
+    assert napalm_own.get_interfaces()["GigabitEthernet0/0/0"]["speed"] == 100.0
+    napalm_own.device.send_config_set(["interface GigabitEthernet0/0/0", "no speed",
+                                       "no duplex"])
+    assert napalm_own.get_interfaces()["GigabitEthernet0/0/0"]["speed"] == 1000.0

@@ -24,6 +24,7 @@ from scrapli import (
 )
 
 from mgmtbench.emulator import EmulatorThread
+from mgmtbench.emulator.oracle import stable_output
 from mgmtbench.emulator.server import DeviceEndpoint
 from mgmtbench.emulator.session import CliSession, Mode
 from mgmtbench.testing import PASSWORD, SECRET, USERNAME
@@ -77,6 +78,12 @@ def lines(text: str) -> list[str]:
     return [line.rstrip() for line in text.replace("\r\n", "\n").strip("\n").split("\n")]
 
 
+def stable_lines(platform: str, text: str) -> list[str]:
+    """:func:`lines` of ``text`` with the clock and uptimes masked (they run on between the
+    device's answer and the expected one)."""
+    return lines(stable_output(platform, "\n".join(lines(text))))
+
+
 def netmiko(endpoint: DeviceEndpoint, log: Path) -> BaseConnection:
     return ConnectHandler(device_type=endpoint.device.platform.style.clients.netmiko_device_type,
                           host=endpoint.host, port=endpoint.ssh_port, username=USERNAME,
@@ -95,7 +102,7 @@ def test_netmiko_show_commands(platform: str, emulator_for: Callable[[str], Emul
             output = conn.send_command(command)
             expected = endpoint.device.transcript(tuple(command.split()))
             assert isinstance(output, str)
-            assert lines(output) == lines(expected), command
+            assert stable_lines(platform, output) == stable_lines(platform, expected), command
     finally:
         conn.disconnect()
     log = (tmp_path / "netmiko.log").read_text()
@@ -168,7 +175,8 @@ def test_scrapli_open_show_and_configure(platform: str, transport: str,
                                  else "show running-config", requested_mode=default)
     finally:
         conn.close()
-    assert lines(shown.result) == lines(endpoint.device.transcript(("show", "version")))
+    assert stable_lines(platform, shown.result) == stable_lines(
+        platform, endpoint.device.transcript(("show", "version")))
     assert bad.failed, "the definition's failure indicators should match the device's error"
     assert not configured.failed
     got = lines(config.result)
@@ -241,3 +249,49 @@ def test_junos_candidate_commit_and_rollback(fresh_emulator: FreshEmulator) -> N
     assert session.execute("show interfaces xe-0/1/3").text() == candidate
     assert session.execute("exit").text() == "Exiting configuration mode\n"
     assert session.mode is not Mode.CONFIG
+
+
+def test_netmiko_junos_pipes_and_edit(fresh_emulator: FreshEmulator, tmp_path: Path) -> None:
+    """Junos's pipes (`| display set`, `| match`, `| count`, `| no-more`) and `edit` with relative
+    `set` lines, through Netmiko's own prompt handling ([edit interfaces ...] above the
+    prompt)."""
+    endpoint = fresh_emulator("juniper_junos").endpoints[0]
+    conn = netmiko(endpoint, tmp_path / "netmiko.log")
+    try:
+        as_set = conn.send_command("show configuration | display set | no-more")
+        count = conn.send_command("show interfaces terse | match et- | count")
+        output = conn.send_config_set(["edit interfaces et-0/0/3", "set description via-edit",
+                                       "edit unit 0", "set family inet address 198.19.9.5/30",
+                                       "top"])
+        output += conn.commit()
+        conn.exit_config_mode()
+        shown = conn.send_command("show configuration interfaces et-0/0/3 | display set")
+    finally:
+        conn.disconnect()
+    assert isinstance(as_set, str)
+    assert isinstance(count, str)
+    assert isinstance(shown, str)
+    assert "set system host-name R1" in lines(as_set)
+    terse = endpoint.device.transcript(("show", "interfaces", "terse"))
+    assert lines(count) == [f"Count: {sum('et-' in line for line in terse.splitlines())} lines"]
+    assert "[edit interfaces et-0/0/3 unit 0]" in output
+    assert "error" not in output
+    assert lines(shown) == ["set interfaces et-0/0/3 description via-edit",
+                            "set interfaces et-0/0/3 unit 0 family inet address 198.19.9.5/30"]
+
+
+def test_scrapli_junos_edit(fresh_emulator: FreshEmulator, tmp_path: Path) -> None:
+    emu = fresh_emulator("juniper_junos")
+    endpoint = emu.endpoints[0]
+    conn = scrapli_cli(endpoint, emu.emulator.known_hosts, tmp_path / "scrapli.log", "bin")
+    conn.open()
+    try:
+        configured = conn.send_inputs(["edit system", "set location rack-7", "up",
+                                       "show system location", "commit"],
+                                      requested_mode="configuration")
+        shown = conn.send_input("show configuration system | match location | no-more",
+                                requested_mode="exec")
+    finally:
+        conn.close()
+    assert not configured.failed
+    assert lines(shown.result) == ["location rack-7;"]

@@ -74,9 +74,9 @@ def client_for(proxy: ProxyThread, http2: bool = False, auth: tuple[str, str] = 
                         trust_env=False, timeout=30, headers=headers)
 
 
-def same_output(got: str, expected: str) -> bool:
+def same_output(got: str, expected: str, platform: str = "cisco_ios") -> bool:
     """Equal once the device's running clock and uptime are masked (:mod:`.oracle`)."""
-    return oracle.same_output("cisco_ios", got, expected)
+    return oracle.same_output(platform, got, expected)
 
 
 def want(endpoint: DeviceEndpoint, commands: list[str]) -> str:
@@ -104,10 +104,11 @@ def test_exec_and_config_on_every_platform(endpoint: DeviceEndpoint, proxy_for: 
         posted = None if endpoint.device.platform.style.dialect else c.post(
             f"/device/{endpoint.host}/admin/config", content="\n".join(sent).encode())
     assert got.status_code == 200, got.text
-    assert same_output(got.text, want(endpoint, commands))
+    platform = endpoint.device.platform.style.name
+    assert same_output(got.text, want(endpoint, commands), platform)
     if posted is not None:
         assert posted.status_code == 200, posted.text
-        assert same_output(posted.text, want(endpoint, commands))
+        assert same_output(posted.text, want(endpoint, commands), platform)
     if device_of(endpoint).uses_exec:
         assert endpoint.ssh_counts.execs - execs == 6  # a channel per command, as the study's
     else:

@@ -127,6 +127,10 @@ def add_limit_arguments(p: argparse.ArgumentParser) -> None:
     limit("--body-timeout", float, "seconds for a request body, plus one per --body-min-rate "
           "bytes received [Apache mod_reqtimeout body=20,MinRate=500]", "SECONDS")
     limit("--body-min-rate", int, "bytes per second that extend --body-timeout", "BYTES")
+    limit("--max-https-connections", int, "open HTTPS connections; a new one over it is closed "
+          "at accept, before TLS")
+    limit("--max-https-connections-per-source", int, "open HTTPS connections from one address "
+          "[nginx limit_conn per address]")
 
 
 def _startups(text: str) -> tuple[int, int, int]:

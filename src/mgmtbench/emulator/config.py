@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from mgmtbench.emulator.banner import group_lines
+
 # Lines whose first words name a single-valued setting: a new value replaces the old line.
 _KEYED: dict[tuple[str, ...], int] = {
     ("hostname",): 1,
@@ -28,6 +30,8 @@ _KEYED: dict[tuple[str, ...], int] = {
     ("enable", "secret"): 2,
     ("enable", "password"): 2,
     ("banner", "motd"): 2,
+    ("banner", "login"): 2,
+    ("banner", "exec"): 2,
     ("clock", "timezone"): 2,
     ("logging", "buffered"): 2,
     ("snmp-server", "location"): 2,
@@ -191,7 +195,7 @@ class RunningConfig:
         self.indent = indent  # spaces per level when rendered (NX-OS 2, EOS 3)
         self.version = 0
         stack: list[tuple[int, list[ConfigLine]]] = [(-1, self.root)]
-        for raw in text.splitlines():
+        for raw in group_lines(text.splitlines()):  # a banner of several lines is one line
             depth = len(raw) - len(raw.lstrip(" "))
             while len(stack) > 1 and stack[-1][0] >= depth:
                 stack.pop()

@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from mgmtbench.emulator.banner import group_lines
+
 _HEADERS = ("Building configuration", "Current configuration :")
 NO_CHANGES = "!No changes were found"
 
@@ -34,7 +36,7 @@ def parse(text: str) -> list[Node]:
     """The top-level lines of a configuration file, each with the lines indented under it."""
     root: list[Node] = []
     stack: list[tuple[int, list[Node]]] = [(-1, root)]
-    for raw in text.splitlines():
+    for raw in group_lines(text.splitlines()):  # a banner of several lines is one line
         line = raw.rstrip()
         stripped = line.lstrip(" ")
         if not is_config_line(stripped):

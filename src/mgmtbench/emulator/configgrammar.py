@@ -10,6 +10,9 @@ takes. A pattern is words and arguments:
   is stored as ``GigabitEthernet0/1``);
 - ``[...]`` an optional part (``ip address <ipv4> <ipv4> [secondary]``).
 
+A mode's ``delimited`` commands take text that runs to a delimiter, over several lines if need
+be (IOS's ``banner motd ^C``: :mod:`.banner`).
+
 A mode's ``blocks`` are patterns that open a sub-mode (``"interface <ifname>" = "if"``). Lines of
 the platform's own ``show running-config`` transcript teach the grammar their shapes too (their
 first one or two keywords, then any words), so that pasting back a line the device printed works.
@@ -18,7 +21,8 @@ Anything else is refused the way the device refuses it (:class:`ParseError`: inv
 the word where no pattern fits, ambiguous or incomplete), and nothing is stored. ``no <command>``
 removes what it names (the lines that start with the typed words, or the block); for the settings
 a mode lists in ``negation_shown`` the device keeps a ``no ...`` line instead (IOS's
-``no ip address``).
+``no ip address``). A mode's ``defaults`` (``speed auto``) remove the setting's line as ``no``
+does: the device does not show a setting at its default.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from mgmtbench.emulator import banner
+from mgmtbench.emulator.banner import PendingText
 from mgmtbench.emulator.config import BLOCK_MODES, ConfigLine, RunningConfig, line_key
 from mgmtbench.emulator.grammar import ParseError, ParseErrorKind
 from mgmtbench.emulator.transcripts import Platform, default_root
@@ -100,6 +106,10 @@ class ModeGrammar:
     negation_shown: tuple[str, ...] = ()
     order: tuple[str, ...] = ()
     sequence_step: int = 0
+    #: Commands whose text runs to a delimiter, over several lines (``banner motd``).
+    delimited: tuple[str, ...] = ()
+    #: Settings at their default (``speed auto``): typed, they remove the setting's line.
+    defaults: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -181,6 +191,10 @@ class ConfigGrammar:
         done = [(rule, parts) for rule, parts in alive if len(rule.tokens) == count]
         if not done and negate:
             done = [(rule, parts) for rule, parts in alive if count >= rule.keywords]
+        if not done and negate and alive and all(
+                len(rule.tokens) == count + 1 and rule.tokens[count].kind == "kw"
+                for rule, _ in alive):
+            done = alive  # `no speed`: the last keyword only chose a value (`speed 100`)
         if not done and fallback:
             done = fallback
         if not done:
@@ -253,14 +267,17 @@ class ConfigState:
     block: ConfigLine | None = None
     prompt: str | None = None
     mode: str | None = None
+    #: Delimited text (a banner) whose next lines the session must collect, if any.
+    pending: PendingText | None = None
 
 
 def configure(platform: Platform, config: RunningConfig, state: ConfigState, line: str,
-              rename: Callable[[str], None] | None = None) -> None:
+              rename: Callable[[str], None] | None = None) -> str:
     """Run one configuration line at ``state``: change ``config`` and ``state``, or raise
-    :class:`ParseError` (nothing changed). A line that the sub-mode does not know but global
-    configuration does leaves the sub-mode, as on IOS. ``hostname NAME`` renames the device
-    through ``rename``."""
+    :class:`ParseError` (nothing changed); what the device prints (a banner's ``Enter TEXT
+    message`` when its text goes on: then ``state.pending`` collects the next lines). A line
+    that the sub-mode does not know but global configuration does leaves the sub-mode, as on
+    IOS. ``hostname NAME`` renames the device through ``rename``."""
     grammar = config_grammar(platform)
     name = state.mode if state.block is not None and state.mode else GLOBAL
     mode = grammar.modes.get(name, grammar.modes[GLOBAL])
@@ -279,8 +296,21 @@ def configure(platform: Platform, config: RunningConfig, state: ConfigState, lin
         if not HOSTNAME.match(words[1]):
             raise ParseError(ParseErrorKind.INVALID, line.rindex(words[1]))
         rename(words[1])  # the device sets its configuration's hostname line
-        return
+        return ""
+    head = next((h for h in parsed.mode.delimited if _starts(parsed.text, h)), None)
+    if head is not None and not parsed.negate:
+        started = banner.start(head, parsed.text[len(head):].lstrip(" "))
+        if isinstance(started, PendingText):
+            state.pending = started
+            return banner.prompt(started.mark)
+        parsed = Parsed(started, False, parsed.rule, parsed.mode)
     _apply(grammar, config, state, parsed)
+    return ""
+
+
+def finish_text(config: RunningConfig, text: str) -> None:
+    """Keep the line that delimited text ended in (``banner motd ^C...^C``: global)."""
+    config.set(text)
 
 
 def _apply(grammar: ConfigGrammar, config: RunningConfig, state: ConfigState,
@@ -296,6 +326,9 @@ def _apply(grammar: ConfigGrammar, config: RunningConfig, state: ConfigState,
         state.block = config.open_block(grammar.store_form(text))
         state.prompt = sub.prompt if sub else (_legacy_prompt(text) or "config-" + rule.opens)
         state.mode = rule.opens
+        return
+    if not parsed.negate and text.lower() in mode.defaults:  # `speed auto`: no line kept
+        remove_prefix(config, text.rsplit(None, 1)[0], block)
         return
     if parsed.negate:
         removed = remove_prefix(config, text, block)
@@ -456,6 +489,8 @@ def _load(name: str, folder: Path, running: str) -> ConfigGrammar:
             negation_shown=tuple(_strings(spec.get("negation_shown", []))),
             order=tuple(_strings(spec.get("order", []))),
             sequence_step=int(str(spec.get("sequence_step", 0))),
+            delimited=tuple(d.lower() for d in _strings(spec.get("delimited", []))),
+            defaults=tuple(d.lower() for d in _strings(spec.get("defaults", []))),
         )
     rewrites = tuple(Rewrite(re.compile(str(r["match"])), str(r["replace"]))
                      for r in raw.get("rewrite", []))
@@ -544,7 +579,7 @@ def _learn_line(learned: dict[str, list[Rule]],
     words = raw.split()
     if words[0] == "no" and len(words) > 1:
         words = words[1:]
-    if not _KEYWORDISH.match(words[0]):
+    if not _KEYWORDISH.match(words[0]) or words == ["end"]:  # `end` closes the file
         return
     two = len(words) > 1 and _KEYWORDISH.match(words[1]) and words[0] not in _NAMED
     head = tuple(words[:2]) if two else (words[0],)

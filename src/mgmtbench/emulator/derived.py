@@ -39,6 +39,9 @@ class IfConfig:
     nameif: str | None = None
     mtu: int | None = None
     standby: str | None = None
+    speed: str | None = None  # "10", "100", "1000" (Mb/s); None: auto
+    duplex: str | None = None  # "full", "half"; None: auto
+    bandwidth: int | None = None  # Kbit/s (`bandwidth`), None: the speed's
 
 
 def interfaces(config: RunningConfig) -> dict[str, IfConfig]:
@@ -79,6 +82,12 @@ def _setting(state: IfConfig, text: str) -> IfConfig:
         return replace(state, nameif=words[1])
     if words[0] == "mtu" and len(words) == 2 and words[1].isdigit():
         return replace(state, mtu=int(words[1]))
+    if len(words) == 2 and words[0] in ("speed", "duplex", "bandwidth"):
+        value = None if words[1] == "auto" else words[1]
+        if words[0] == "bandwidth":
+            return replace(state, bandwidth=int(value) if value and value.isdigit() else None)
+        return replace(state, speed=value) if words[0] == "speed" else \
+            replace(state, duplex=value)
     return state
 
 
@@ -226,7 +235,38 @@ def _ios_block(lines: list[str], base: IfConfig | None, cur: IfConfig | None,
     body[at:at] = extra
     if cur.mtu is not None and cur.mtu != base.mtu:
         body = [re.sub(r"^  MTU \d+ bytes", f"  MTU {cur.mtu} bytes", line) for line in body]
+    if (cur.speed, cur.duplex, cur.bandwidth) != (base.speed, base.duplex, base.bandwidth):
+        body = [_ios_media(line, cur) for line in body]
     return out + body
+
+
+# The line of `show interfaces` with the duplex and speed: a router port's (ISR/C8000 built-in
+# ports) and a switch port's (NIM-ES2, Catalyst), and the BW of the MTU line.
+_ROUTER_MEDIA = re.compile(r"^  (Full|Half|Auto) Duplex, (Auto Speed|\d+[MG]bps), "
+                           r"link type is (\S+), (.*)$")
+_SWITCH_MEDIA = re.compile(r"^  (Full|Half|Auto)-duplex, (Auto-speed|\d+[MG]b/s), (.*)$")
+_BW = re.compile(r"^(  MTU \d+ bytes, BW )\d+( Kbit/sec.*)$")
+
+
+def _ios_media(line: str, cur: IfConfig) -> str:
+    """``line`` of an interface's ``show interfaces`` block as ``speed``, ``duplex`` and
+    ``bandwidth`` set it (auto: the line of the transcript, what was negotiated)."""
+    duplex = cur.duplex.capitalize() if cur.duplex else None
+    found = _ROUTER_MEDIA.match(line)
+    if found:
+        link = "force-up" if cur.speed else found.group(3)
+        speed = f"{cur.speed}Mbps" if cur.speed else found.group(2)
+        return f"  {duplex or found.group(1)} Duplex, {speed}, link type is {link}, " \
+               f"{found.group(4)}"
+    found = _SWITCH_MEDIA.match(line)
+    if found:
+        speed = f"{cur.speed}Mb/s" if cur.speed else found.group(2)
+        return f"  {duplex or found.group(1)}-duplex, {speed}, {found.group(3)}"
+    found = _BW.match(line)
+    if found and (cur.bandwidth or (cur.speed and cur.speed.isdigit())):
+        kbits = cur.bandwidth or int(cur.speed or 0) * 1000
+        return f"{found.group(1)}{kbits}{found.group(2)}"
+    return line
 
 
 def _ios_description(lines: list[str]) -> str | None:

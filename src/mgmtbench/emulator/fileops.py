@@ -1,11 +1,13 @@
 """File commands over the device file system and the configurations: ``copy``, ``more``,
 ``delete``, ``show startup-config``, ``write memory``, the configuration archive (``archive`` /
-``path``, ``show archive``, ``show archive config differences`` / ``incremental-diffs``) and
-``configure replace`` — what NAPALM's ios driver runs to merge, replace, compare, commit and
-roll back a configuration (files go to ``flash:`` by SCP, :mod:`.sftp`).
+``path``, ``show archive``, ``show archive config differences`` / ``incremental-diffs``) and,
+through :mod:`.revert`, ``configure replace`` and its revert timer — what NAPALM's ios driver
+runs to merge, replace, compare, commit and roll back a configuration (files go to ``flash:``
+by SCP, :mod:`.sftp`).
 
 Worded as IOS-XE words them; a platform picks its set with ``file_commands`` in
-``platform.toml`` (:func:`dialect`: ``ios``, or ``asa``, which has ``more`` only). The
+``platform.toml`` (:func:`dialect`: ``ios``, or ``asa``: :mod:`.asafileops`), which
+:func:`mgmtbench.emulator.dialects.platform_commands` makes part of the platform's own commands. The
 questions IOS asks (``Destination filename [x]?``, ``Delete flash:/x? [confirm]``) are
 :class:`~.session.Question` replies: the SSH shell asks them, other transports take the default
 answer, and ``file prompt quiet`` in the running configuration (or ``delete /force``,
@@ -25,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
+from mgmtbench.emulator.banner import group_lines
 from mgmtbench.emulator.config import line_key
 from mgmtbench.emulator.configdiff import (
     Command,
@@ -32,8 +35,8 @@ from mgmtbench.emulator.configdiff import (
     contextual_diff,
     incremental_diff,
     parse,
-    replace_commands,
 )
+from mgmtbench.emulator.configgrammar import GLOBAL, config_grammar
 from mgmtbench.emulator.configstore import NVRAM_SIZE
 from mgmtbench.emulator.device import RUNNING_CONFIG, Device
 from mgmtbench.emulator.filesystem import DeviceFileSystem, Parts
@@ -45,13 +48,6 @@ from mgmtbench.emulator.session import Action, CliSession, Mode, Question, Reply
 _COPY_RATE = 4_000_000
 _COPY_SETUP = 0.020
 _ARCHIVE_MAXIMUM = 10  # `maximum` when the archive block does not set it
-_REPLACE_QUESTION = (
-    "This will apply all necessary additions and deletions\n"
-    "to replace the current running configuration with the\n"
-    "contents of the specified configuration file, which is\n"
-    "assumed to be a complete configuration, not a partial\n"
-    "configuration. Enter Y if you are sure you want to proceed. ? [no]: ")
-_REPLACE_DONE = "Total number of passes: 1\nRollback Done\n"
 _NOT_ENABLED = " Archive feature not enabled\n"
 _BUILDING = "Building configuration...\n[OK]\n"
 
@@ -166,7 +162,13 @@ def apply_config(device: Device, lines: Iterable[Command]) -> list[str]:
             if "(config-" not in session.prompt:  # `exit` went up to global configuration
                 opened.clear()
         before = session.prompt
-        reply = session.execute(line.text)
+        if "\n" in line.text:  # a banner's lines: typed one by one, as from a terminal
+            *text, last = line.text.split("\n")
+            for part in text:
+                session.execute(part)
+            reply = session.execute(last)
+        else:
+            reply = session.execute(line.text)
         if not reply.ok:
             errors.append(reply.output)
         if session.mode is not Mode.CONFIG:
@@ -178,10 +180,13 @@ def apply_config(device: Device, lines: Iterable[Command]) -> list[str]:
     return errors
 
 
-def config_commands(text: str) -> list[Command]:
-    """A configuration file's lines as commands (comments and blank lines left out)."""
+def config_commands(text: str, delimited: Iterable[str] = ()) -> list[Command]:
+    """A configuration file's lines as commands (comments and blank lines left out); the lines
+    of a banner (the ``delimited`` commands', or one as the device prints it) are one command."""
     commands: list[Command] = []
-    for raw in text.splitlines():
+    heads = tuple(delimited)
+    lines = text.splitlines()
+    for raw in group_lines(group_lines(lines), heads) if heads else group_lines(lines):
         stripped = raw.strip()
         if stripped and stripped[0] != "!":
             commands.append(Command(len(raw) - len(raw.lstrip(" ")), stripped))
@@ -191,7 +196,8 @@ def config_commands(text: str) -> list[Command]:
 def merge(device: Device, text: str) -> str:
     """``copy <file> running-config``: the file's lines typed in configuration mode; the
     refused lines' errors, then the copy line."""
-    errors = apply_config(device, config_commands(text))
+    delimited = config_grammar(device.platform).modes[GLOBAL].delimited
+    errors = apply_config(device, config_commands(text, delimited))
     return "".join(errors) + copied(len(text))
 
 
@@ -408,10 +414,6 @@ def _archive_config(session: CliSession, found: Match[Action]) -> Reply:
     return Reply()
 
 
-def _rollback_timer(session: CliSession, found: Match[Action]) -> Reply:
-    return Reply("%No Rollback Confirmed Change pending\n")
-
-
 def _differences(session: CliSession, found: Match[Action]) -> Reply:
     device = session.device
     words = found.args[0].split() if found.args else []
@@ -442,32 +444,6 @@ def _incremental(session: CliSession, found: Match[Action]) -> Reply:
                                   ignorecase=ignorecase))
 
 
-def _configure_replace(session: CliSession, found: Match[Action]) -> Reply:
-    device = session.device
-    words = found.args[0].split()
-    target, options = words[0], {w.lower() for w in words[1:]}
-    try:
-        text = read(device, locate(device.files, target))
-    except OSError as exc:
-        return _error("opening", _shown(device.files, target), exc)
-    if options & {"revert", "time"} and archive_settings(device) is None:
-        return Reply("%Please turn config archive on\n", ok=False)
-
-    def replace(answer: str) -> Reply:
-        if answer.strip().lower() not in ("y", "yes"):
-            return Reply()
-        plan = replace_commands(parse(running_text(device)), parse(text), same_setting)
-        errors = apply_config(device, plan)
-        listed = ""
-        if "list" in options:
-            listed = "!Pass 1\n!List of Commands:\n" + "".join(f"{c}\n" for c in plan) + "end\n\n"
-        return Reply(listed + "".join(errors) + _REPLACE_DONE)
-
-    if "force" in options:
-        return replace("y")
-    return Reply(ask=Question(_REPLACE_QUESTION, replace))
-
-
 # --- dialects ---------------------------------------------------------------------------------
 
 _IOS: dict[str, Action] = {
@@ -483,12 +459,10 @@ _IOS: dict[str, Action] = {
     "show archive config differences": _differences,
     "show archive config differences <line>": _differences,
     "show archive config incremental-diffs <line>": _incremental,
-    "show archive config rollback timer": _rollback_timer,
     "archive config": _archive_config,
-    "configure replace <line>": _configure_replace,
 }
 # An ASA's `more` prints the file as IOS's does; its `copy` and `delete` word their questions
-# and switches (/noconfirm) otherwise, and are not emulated yet.
+# and switches (/noconfirm) otherwise: mgmtbench.emulator.asafileops.
 _ASA: dict[str, Action] = {
     "more <word>": _more,
 }
@@ -499,8 +473,18 @@ def dialect(name: str) -> dict[str, Action]:
     """The file commands of the dialect ``name`` (``file_commands`` in ``platform.toml``):
     command patterns and their actions."""
     try:
-        return _DIALECTS[name]
+        commands = _DIALECTS[name]
     except KeyError:
         raise ValueError(f"file_commands {name!r}: choose one of "
                          f"{', '.join(repr(d) for d in _DIALECTS)}") from None
+    # Their own modules build on this one: configure replace and the revert timer, ASA wording.
+    if name == "ios":
+        from mgmtbench.emulator.revert import COMMANDS as REVERT
+
+        return {**commands, **REVERT}
+    if name == "asa":
+        from mgmtbench.emulator.asafileops import COMMANDS as ASA
+
+        return {**commands, **ASA}
+    return commands
 

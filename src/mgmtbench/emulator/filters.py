@@ -13,11 +13,17 @@ same everywhere, and what IOS and ASA do:
 The regular expression is the rest of the line, spaces included, as on IOS (Python's ``re``: the
 IOS subset, ``^ $ . * + ? [] () |``, means the same). Filters work a line at a time, so the long
 outputs that are made while they are sent (``show bulk-output``) stay streamed.
+
+Junos's pipes are listed as ``junos:<name>``: ``match RE``, ``except RE``, ``find RE`` (from the
+first line that matches), ``count`` (``Count: N lines``), ``last N``, ``trim N`` (the first N
+characters of each line cut) and ``no-more`` (the output is not paged). Their expression is one
+word (quoted if it has spaces) and they chain: ``show route | match 198.19 | count``.
 """
 
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterable, Iterator
 
 from mgmtbench.emulator.grammar import CommandTree, Match
@@ -30,6 +36,13 @@ DESCRIPTIONS = {
     "grep": "Include/exclude lines that match",
     "include": "Include lines that match",
     "section": "Filter a section of output",
+    # Junos
+    "match": "Show only text that matches a pattern",
+    "except": "Show only text that does not match a pattern",
+    "find": "Search for first occurrence of pattern",
+    "last": "Display end of output only",
+    "trim": "Trim specified number of columns from start of line",
+    "no-more": "Don't paginate output",
 }
 _CHUNK = 1 << 16
 
@@ -37,6 +50,9 @@ _CHUNK = 1 << 16
 class LineFilter:
     """A filter's state over one output: :meth:`feed` each line (with its newline), then
     :meth:`end`; both return the text to print."""
+
+    #: False: the output is not paged (Junos's ``| no-more``).
+    paged = True
 
     def __init__(self, pattern: re.Pattern[str]) -> None:
         self.pattern = pattern
@@ -100,28 +116,113 @@ class _Count(LineFilter):
         return f"Number of lines which match regexp = {self.count}\n"
 
 
+class _JunosCount(LineFilter):
+    count = 0
+
+    def feed(self, line: str) -> str:
+        self.count += 1
+        return ""
+
+    def end(self) -> str:
+        return f"Count: {self.count} lines\n"
+
+
+class _Pass(LineFilter):
+    """``| no-more``: every line, not paged."""
+
+    paged = False
+
+    def feed(self, line: str) -> str:
+        return line
+
+
+class _Last(LineFilter):
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        super().__init__(pattern)
+        self._lines: deque[str] = deque(maxlen=int(pattern.pattern))
+
+    def feed(self, line: str) -> str:
+        self._lines.append(line)
+        return ""
+
+    def end(self) -> str:
+        return "".join(self._lines)
+
+
+class _Trim(LineFilter):
+    def feed(self, line: str) -> str:
+        cut = line[int(self.pattern.pattern):]
+        return cut if cut.endswith("\n") or not line.endswith("\n") else cut + "\n"
+
+
+class _Chain(LineFilter):
+    """Two filters one after the other (Junos: ``| match X | count``)."""
+
+    def __init__(self, first: LineFilter, then: LineFilter) -> None:
+        super().__init__(first.pattern)
+        self.first, self.then = first, then
+        self.paged = first.paged and then.paged
+
+    def _on(self, text: str) -> str:
+        return "".join([self.then.feed(line) for line in text.splitlines(keepends=True)])
+
+    def feed(self, line: str) -> str:
+        return self._on(self.first.feed(line))
+
+    def end(self) -> str:
+        return self._on(self.first.end()) + self.then.end()
+
+
 _FILTERS: dict[str, type[LineFilter]] = {
     "include": _Include, "exclude": _Exclude, "begin": _Begin, "section": _Section,
     "count": _Count, "grep": _Include,
+    "junos:match": _Include, "junos:except": _Exclude, "junos:find": _Begin,
+    "junos:count": _JunosCount, "junos:last": _Last, "junos:trim": _Trim,
+    "junos:no-more": _Pass,
 }
+#: How each Junos pipe is typed after its name (none: no argument); they chain.
+_JUNOS_ARGS = {"junos:match": "<word>", "junos:except": "<word>", "junos:find": "<word>",
+               "junos:count": "", "junos:last": "<1-100000>", "junos:trim": "<0-1024>",
+               "junos:no-more": ""}
 
 
 def filter_tree(names: Iterable[str]) -> CommandTree[str]:
-    """The filters ``names`` (of :data:`DESCRIPTIONS`) as a tree of ``<name> <line>`` commands."""
+    """The filters ``names`` (of :data:`DESCRIPTIONS`) as a tree of ``<name> <line>`` commands
+    (Junos's ``junos:<name>`` as ``<name> [<word>]``, and another filter may follow them)."""
     tree: CommandTree[str] = CommandTree()
     for name in names:
         if name not in _FILTERS:
             raise ValueError(f"unknown output filter {name!r} (known: {sorted(_FILTERS)})")
-        tree.add(f"{name} <line>", name)
+        if name in _JUNOS_ARGS:
+            tree.add(f"{name.removeprefix('junos:')} {_JUNOS_ARGS[name]}", name, pipe=True)
+            tree.pipe = tree
+        else:
+            tree.add(f"{name} <line>", name)
     return tree
 
 
 def make_filter(found: Match[str]) -> LineFilter:
-    """The filter a ``| name RE`` match names (:class:`re.error` for a bad expression)."""
-    expression = found.args[0]
+    """The filter a ``| name RE`` match names, and those chained after it (:class:`re.error`
+    for a bad expression)."""
+    line_filter = _one_filter(found)
+    if found.pipe is not None:
+        return _Chain(line_filter, make_filter(found.pipe))
+    return line_filter
+
+
+def _one_filter(found: Match[str]) -> LineFilter:
+    expression = found.args[0] if found.args else ""
     kind = _FILTERS[found.action]
     if found.action == "grep" and (expression == "-v" or expression.startswith("-v ")):
         kind, expression = _Exclude, expression[2:].strip()
+    if found.action in _JUNOS_ARGS:
+        # One word, its quotes dropped; a pattern Python's re refuses is matched as text.
+        expression = expression[1:-1] if expression[:1] == expression[-1:] == '"' and \
+            len(expression) > 1 else expression
+        try:
+            return kind(re.compile(expression))
+        except re.error:
+            return kind(re.compile(re.escape(expression)))
     return kind(re.compile(expression))
 
 

@@ -7,6 +7,8 @@ lists the words the partial word completes to, on lines no wider than the termin
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
 from mgmtbench.emulator.filters import DESCRIPTIONS as FILTER_DESCRIPTIONS
 from mgmtbench.emulator.grammar import PIPE, Options
 
@@ -14,7 +16,11 @@ from mgmtbench.emulator.grammar import PIPE, Options
 DESCRIPTIONS: dict[tuple[str, ...], str] = {
     ("clear",): "Reset functions",
     ("configure",): "Enter configuration mode",
+    ("configure", "confirm"): "Confirm replacement of running-config with a new config file",
+    ("configure", "replace"): "Replace the running-config with a new config file",
+    ("configure", "revert"): "Parameters for reverting the configuration",
     ("configure", "terminal"): "Configure from the terminal",
+    ("delete",): "Delete a file",
     ("copy",): "Copy from one file to another",
     ("dir",): "List files on a filesystem",
     ("disable",): "Turn off privileged commands",
@@ -83,14 +89,19 @@ def describe(words: tuple[str, ...]) -> str:
     return DESCRIPTIONS.get(words, "")
 
 
-def render(options: Options, width: int, header: str = "") -> str:
-    """The text of ``?`` for ``options`` (``width``: the terminal's, for ``sh?``)."""
+def render(options: Options, width: int, header: str = "",
+           words: Callable[[tuple[str, ...]], str] = describe,
+           arguments: Mapping[str, str] | None = None) -> str:
+    """The text of ``?`` for ``options`` (``width``: the terminal's, for ``sh?``); ``words``
+    describes a keyword by the words that lead to it, ``arguments`` an argument's label
+    (configuration mode has its own: :mod:`.confighelp`)."""
     if options.partial:
         names = list(options.keywords) + ([options.arg] if options.arg else [])
         return _columns(names, width or 80) + "\n"
-    rows = [(k, describe((*options.words, k))) for k in options.keywords]
+    rows = [(k, words((*options.words, k.lower()))) for k in options.keywords]
     if options.arg is not None:
-        rows.append((options.arg, _ARGUMENTS.get(options.arg, "")))
+        rows.append((options.arg, (_ARGUMENTS if arguments is None else arguments)
+                     .get(options.arg, "")))
     if options.pipe:
         rows.append((PIPE, describe((PIPE,))))
     if options.complete:

@@ -14,9 +14,16 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from functools import cache
 
-from mgmtbench.emulator import filters, helptext
+from mgmtbench.emulator import confighelp, filters, helptext
+from mgmtbench.emulator.banner import PendingText
 from mgmtbench.emulator.config import ConfigLine
-from mgmtbench.emulator.configgrammar import ConfigState, configure
+from mgmtbench.emulator.configgrammar import (
+    ConfigGrammar,
+    ConfigState,
+    config_grammar,
+    configure,
+    finish_text,
+)
 from mgmtbench.emulator.device import Device
 from mgmtbench.emulator.fscommands import dir_output, verify_md5_output
 from mgmtbench.emulator.grammar import CommandTree, Match, ParseError, ParseErrorKind
@@ -63,6 +70,8 @@ class Reply:
     exact_size: bool = True
     #: After ``output``, a question whose answer decides the rest (:class:`Question`).
     ask: Question | None = None
+    #: False: the shell does not page this output (Junos's ``| no-more``).
+    paged: bool = True
 
     @property
     def size(self) -> int:
@@ -112,19 +121,25 @@ class CliSession:
         self.config_mode: str | None = None  # the sub-mode's name in the config grammar
         #: Whether a terminal answers questions (:class:`Question`): the SSH shell sets it.
         self.interactive = False
+        #: Delimited text being typed (``banner motd ^C`` ...): it takes the next lines.
+        self.pending_text: PendingText | None = None
 
     @property
     def prompt(self) -> str:
         """The prompt the device prints in the current mode, e.g. ``host>`` or ``host(config-if)#``."""
+        if self.pending_text is not None:  # no prompt between the lines of a banner
+            return ""
         style = self.device.platform.style
         template = (style.prompt_user if self.mode is Mode.USER else
                     style.prompt_priv if self.mode is Mode.PRIV else style.prompt_config)
         return template.format(host=self.device.hostname, user=self.user,
-                               mode=self.block_prompt or "config") + style.prompt_suffix
+                               mode=self.block_prompt or style.config_mode) + style.prompt_suffix
 
     def execute(self, line: str) -> Reply:
         """Run one typed line and return what the device prints for it (a refusal instead of
         output longer than ``max_output``)."""
+        if self.device.saved.revert is not None:  # a revert timer that ran out reverts first
+            self.device.saved.expire(self.device.clock.elapsed())
         reply = self._execute(line)
         if reply.ask is not None and not self.interactive:
             reply = _default_answers(reply)
@@ -138,6 +153,8 @@ class CliSession:
                      ok=False)
 
     def _execute(self, line: str) -> Reply:
+        if self.pending_text is not None:
+            return self._text_line(line)
         if len(line) > self.max_line:
             return self._error(ParseError(ParseErrorKind.INVALID, self.max_line), line)
         if not line.strip():
@@ -168,13 +185,15 @@ class CliSession:
         try:
             line_filter = filters.make_filter(found.pipe)
         except re.error:
-            position = len(typed.rstrip()) - len(found.pipe.args[0])
+            position = len(typed.rstrip()) - len(found.pipe.args[0] if found.pipe.args else "")
             return self._error(ParseError(ParseErrorKind.INVALID, position), typed)
         reply = found.action(self, found)
+        paged = reply.paged and line_filter.paged
         if reply.more is None:
-            return replace(reply, output=filters.filter_text(line_filter, reply.output))
+            return replace(reply, output=filters.filter_text(line_filter, reply.output),
+                           paged=paged)
         return replace(reply, output="", more=lambda: filters.filter_chunks(
-            line_filter, reply.chunks()), more_size=reply.size, exact_size=False)
+            line_filter, reply.chunks()), more_size=reply.size, exact_size=False, paged=paged)
 
     def _tree(self) -> CommandTree[Action]:
         """The commands of the current mode."""
@@ -186,8 +205,11 @@ class CliSession:
     def help(self, line: str) -> str:
         """What ``?`` typed at the end of ``line`` prints (before the prompt is reprinted)."""
         style = self.device.platform.style
+        config = self._config_help()
         try:
-            options = self._tree().help(line)
+            options = (confighelp.options(*config, line, self._tree(), self._exec_tree())
+                       if config else
+                       self._tree().help(line))
         except ParseError as exc:
             if exc.kind is ParseErrorKind.AMBIGUOUS:
                 return self._error(exc, line).output
@@ -195,12 +217,28 @@ class CliSession:
         if options.partial and not options.keywords and options.arg is None:
             return style.unrecognized
         exec_list = not line.strip() and self.mode is not Mode.CONFIG
+        if config:
+            return helptext.render(options, self.term_width, "", confighelp.describe,
+                                   confighelp.ARGUMENTS)
         return helptext.render(options, self.term_width,
                                style.exec_help_header if exec_list else "")
 
+    def _exec_tree(self) -> CommandTree[Action]:
+        """The privileged exec commands (``do ...`` in configuration mode)."""
+        return _trees(self.device.platform).priv
+
+    def _config_help(self) -> tuple[ConfigGrammar, str | None] | None:
+        """In configuration mode (IOS-style, with a grammar), the grammar and the sub-mode
+        whose words ``?`` and Tab offer (:mod:`.confighelp`)."""
+        if self.mode is not Mode.CONFIG or not _trees(self.device.platform).free_config:
+            return None
+        return config_grammar(self.device.platform), self.config_mode if self.block else None
+
     def complete(self, line: str) -> str | None:
         """The line with its last word completed by Tab, or None when no single word fits."""
-        word = self._tree().complete(line)
+        config = self._config_help()
+        word = (confighelp.complete(*config, line, self._tree(), self._exec_tree()) if config else
+                self._tree().complete(line))
         if word is None:
             return None
         return line[: len(line) - len(line.split()[-1])] + word + " "
@@ -216,6 +254,7 @@ class CliSession:
         """Leave configuration mode (and any sub-mode) for privileged exec, as ``end`` does."""
         if self.mode is Mode.CONFIG:
             self.mode, self.block, self.block_prompt = Mode.PRIV, None, None
+            self.pending_text = None  # Ctrl-C in a banner's text drops it, as on IOS
 
     def _error(self, exc: ParseError, line: str) -> Reply:
         style = self.device.platform.style
@@ -245,11 +284,23 @@ class CliSession:
             return Reply()
         state = ConfigState(self.block, self.block_prompt, self.config_mode)
         try:
-            configure(self.device.platform, config, state, line, self.device.set_hostname)
+            output = configure(self.device.platform, config, state, line,
+                               self.device.set_hostname)
         except ParseError as exc:
             further = builtin.position > exc.position and builtin.kind is ParseErrorKind.INVALID
             return self._error(builtin if further else exc, line)
         self.block, self.block_prompt, self.config_mode = state.block, state.prompt, state.mode
+        self.pending_text = state.pending
+        return Reply(output)
+
+    def _text_line(self, line: str) -> Reply:
+        """One more line of a banner's text (:attr:`pending_text`): kept when it closes it."""
+        assert self.pending_text is not None
+        done = self.pending_text.add(line[:self.max_line])
+        if done is not None:
+            self.pending_text = None
+            if self.device.config is not None:
+                finish_text(self.device.config, done)
         return Reply()
 
 
@@ -500,14 +551,12 @@ def _trees(platform: Platform) -> _Trees:
         add(pattern, _fixed_reply(text), user_too=True)
     for pattern in style.config_commands:  # `configure` on Junos and EOS
         add(pattern, _configure_terminal, user_too=True)
-    from mgmtbench.emulator.dialects import dialect_commands  # they build on this module
+    from mgmtbench.emulator.dialects import platform_commands  # they build on this module
 
-    own = dialect_commands(style.dialect)
+    own = platform_commands(style)
     for pattern, action in own.exec.items():
         add(pattern, action, user_too=True)
-    from mgmtbench.emulator.fileops import dialect  # it builds on this module
-
-    files = dialect(style.file_commands)  # copy, more, archive ... (may replace `write memory`)
+    files = own.privileged  # copy, more, archive ... (may replace `write memory`)
     for pattern, action in _PRIV_BUILTINS.items():
         if pattern not in files:
             add(pattern, action, user_too=True)

@@ -207,7 +207,7 @@ async def _page(term: Terminal, session: CliSession, reply: Reply) -> None:
         await _page_stream(term, session, reply, page)
         return
     text = reply.output
-    if session.term_length == 0 or text.count("\n") <= page:
+    if session.term_length == 0 or not reply.paged or text.count("\n") <= page:
         term.write(text)
         return
     more = session.device.platform.style.more_prompt
@@ -235,7 +235,7 @@ async def _page_stream(term: Terminal, session: CliSession, reply: Reply, page: 
     """:func:`_page` for output made while it is sent (``show bulk-output``): a chunk at a time,
     each when the channel has taken the one before, so a client that stops reading stops the
     output; paged lazily, a screenful at a time, when paging is on."""
-    if session.term_length == 0:
+    if session.term_length == 0 or not reply.paged:
         for chunk in reply.chunks():
             term.write(chunk)
             await term.drain()

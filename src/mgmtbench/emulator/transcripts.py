@@ -89,10 +89,14 @@ class PlatformStyle:
     exec_help_header: str = ""
     #: Prompts per mode: ``{host}`` the hostname, ``{user}`` who logged in, ``{mode}`` the
     #: configuration sub-mode (``config``, ``config-if``); ``prompt_suffix`` follows. Junos:
-    #: ``\n{user}@{host}> `` and ``\n[edit]\n{user}@{host}# `` (the line above is part of it).
+    #: ``\n{user}@{host}> `` and ``\n[{mode}]\n{user}@{host}# `` (the line above, ``[edit]``,
+    #: is part of it).
     prompt_user: str = "{host}>"
     prompt_priv: str = "{host}#"
     prompt_config: str = "{host}({mode})#"
+    #: ``{mode}`` at the top of configuration mode (Junos: ``edit``, for ``[edit]``; a session
+    #: below it, ``[edit interfaces et-0/0/1]``, sets its own).
+    config_mode: str = "config"
     #: Printed instead of ``invalid`` when the first word is no command (Junos's ``unknown
     #: command.``); ``invalid``, ``ambiguous`` and ``incomplete`` may use ``{caret}``,
     #: ``{command}``, ``{word}`` (the word at fault) and ``{token}`` (its index from 0).
@@ -243,6 +247,7 @@ def _load_style(path: Path, name: str) -> PlatformStyle:
             prompt_user=str(raw.get("prompt_user", "{host}>")),
             prompt_priv=str(raw.get("prompt_priv", "{host}#")),
             prompt_config=str(raw.get("prompt_config", "{host}({mode})#")),
+            config_mode=str(raw.get("config_mode", "config")),
             unknown_command=str(raw.get("unknown_command", "")),
             config_commands=tuple(str(c) for c in raw.get("config_commands", [])),
             config_exit_commands=tuple(str(c) for c in raw.get("config_exit_commands", [])),

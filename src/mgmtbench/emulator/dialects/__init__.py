@@ -1,19 +1,32 @@
-"""Platforms whose configuration is not IOS-style lines: their own commands, one module each.
+"""A platform's own commands, from one place: :func:`platform_commands`.
 
-A platform's ``platform.toml`` names its dialect (``dialect = "junos"``); the dialect gives exec
-commands (which take the place of a transcript of the same words, e.g. Junos's ``show
-configuration`` that follows commits) and configuration-mode commands (``set``, ``delete``,
-``commit``), and says whether other configuration lines are IOS-style lines (``free_config``).
+Two keys of ``platform.toml`` pick them, and both end up here as one :class:`Dialect`:
+
+- ``dialect`` names a module of this package for platforms whose configuration is not IOS-style
+  lines (``dialect = "junos"``): exec commands (which take the place of a transcript of the same
+  words, e.g. Junos's ``show configuration`` that follows commits), configuration-mode commands
+  (``set``, ``delete``, ``commit``) and whether other configuration lines are IOS-style lines
+  (``free_config``);
+- ``file_commands`` names a set of file commands over the device file system
+  (:mod:`mgmtbench.emulator.fileops`: ``ios``, ``asa``), which become the dialect's
+  ``privileged`` commands: privileged exec only, in place of the session's built-in command of
+  the same words (``write memory``).
+
+The two keys stay apart because they vary apart: the ASA has the IOS-style configuration and
+its own file commands, Junos its own configuration and (so far) only ``dir``; a platform may
+combine any dialect with any file command set. The session builds its command trees from
+:func:`platform_commands` alone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from mgmtbench.emulator.session import Action
+    from mgmtbench.emulator.transcripts import PlatformStyle
 
 
 @dataclass(frozen=True)
@@ -24,6 +37,8 @@ class Dialect:
     exec: Mapping[str, Action] = field(default_factory=dict)
     config: Mapping[str, Action] = field(default_factory=dict)
     free_config: bool = True
+    #: Privileged exec only, in place of a built-in of the same words (the file commands).
+    privileged: Mapping[str, Action] = field(default_factory=dict)
 
 
 def dialect_commands(name: str) -> Dialect:
@@ -36,3 +51,13 @@ def dialect_commands(name: str) -> Dialect:
     if name not in known:
         raise ValueError(f"unknown dialect {name!r} (known: {sorted(known)})")
     return known[name]
+
+
+def platform_commands(style: PlatformStyle) -> Dialect:
+    """Every command the platform has of its own: its ``dialect`` with its ``file_commands``
+    as the privileged part."""
+    from mgmtbench.emulator.fileops import dialect as file_commands  # it builds on the session
+
+    own = dialect_commands(style.dialect)
+    files = file_commands(style.file_commands)
+    return replace(own, privileged={**own.privileged, **files}) if files else own

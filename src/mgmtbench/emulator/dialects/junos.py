@@ -5,7 +5,15 @@ form Junos prints). ``configure`` enters configuration mode (``[edit]`` above th
 ``platform.toml``), where ``set`` and ``delete`` change the candidate that every session of the
 device shares (Junos's shared ``configure``), ``show`` prints it, ``commit`` makes it active,
 ``rollback`` drops the changes and ``run`` runs an operational command; ``show configuration``
-prints the active configuration, as the device does.
+prints the active configuration, as the device does, and takes ``| display set`` (the
+configuration as ``set`` commands) before the platform's other pipes (``| match X``,
+``| no-more`` ...: :mod:`mgmtbench.emulator.filters`).
+
+``edit <path>`` moves the session down the hierarchy (``[edit interfaces et-0/0/1]`` above the
+prompt): ``set``, ``delete``, ``show`` and ``edit`` are then relative to it; ``up [n]`` goes up
+one level (or n), ``top`` to the top, ``exit`` back to where the last ``edit`` started (from
+the top: out of configuration mode), as Junos does. ``show system uptime`` says when the
+configuration was last committed.
 
 Where a ``set`` path creates new statements, the hierarchy is found the way Junos shows it:
 ``unit 0``, ``family inet``, ``interface ge-0/0/1.0`` and the like are one level each, a
@@ -15,15 +23,18 @@ a named level (``et-0/0/2 ...``).
 
 from __future__ import annotations
 
+import re
 import shlex
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from mgmtbench.emulator import filters
+from mgmtbench.emulator.clock import junos_time_text, uptime_text
 from mgmtbench.emulator.device import Device
 from mgmtbench.emulator.dialects import Dialect
-from mgmtbench.emulator.grammar import Match
+from mgmtbench.emulator.grammar import Match, ParseError, ParseErrorKind
 from mgmtbench.emulator.session import Action, CliSession, Question, Reply, _trees
 
 INDENT = "    "
@@ -111,6 +122,29 @@ def render(statements: list[Statement], depth: int = 0) -> list[str]:
     return out
 
 
+def render_set(statements: list[Statement], path: list[str]) -> list[str]:
+    """``| display set``: one ``set`` command per statement under ``path``."""
+    out: list[str] = []
+    for st in statements:
+        here = [*path, *st.words]
+        if st.children:
+            out += render_set(st.children, here)
+        else:
+            out.append("set " + " ".join(_show_word(w) for w in here))
+    return out
+
+
+def levels(path: list[str]) -> list[list[str]]:
+    """``path`` cut into the levels of the hierarchy (``unit 0`` is one), as ``up`` climbs them."""
+    out: list[list[str]] = []
+    rest = list(path)
+    while rest:
+        width = 2 if out and rest[0] in _TWO_WORD_LEVELS and len(rest) > 1 else 1
+        out.append(rest[:width])
+        rest = rest[width:]
+    return out
+
+
 def _level(statements: list[Statement], rest: list[str]) -> Statement | None:
     """The level under ``statements`` that ``rest`` starts with (the longest such)."""
     best: Statement | None = None
@@ -183,8 +217,11 @@ def find(root: list[Statement], path: list[str]) -> list[Statement] | None:
     return here
 
 
-def _stamp() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+def _stamp(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+_COMMITTED = re.compile(r"^## Last commit: (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) \S+ by (\S+)")
 
 
 @dataclass(eq=False)
@@ -219,11 +256,19 @@ class JunosConfig:
         header = [self.committed.replace("Last commit", "Last changed")] if not path else []
         return "".join(f"{line}\n" for line in [*header, *render(found)])
 
-    def commit(self, user: str) -> None:
-        """Make the candidate active."""
+    def commit(self, user: str, moment: datetime) -> None:
+        """Make the candidate active (at ``moment``, by the device's clock)."""
         self.active = [st.copy() for st in self.candidate]
-        self.committed = f"## Last commit: {_stamp()} by {user or 'root'}"
+        self.committed = f"## Last commit: {_stamp(moment)} by {user or 'root'}"
         self.changed = False
+
+    def last_commit(self) -> tuple[datetime, str] | None:
+        """When the active configuration was committed, and by whom."""
+        found = _COMMITTED.match(self.committed)
+        if found is None:
+            return None
+        return (datetime.strptime(found.group(1), "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC),
+                found.group(2))
 
     def rollback(self) -> None:
         """Drop the candidate's changes."""
@@ -263,40 +308,145 @@ def _path(found: Match[Action]) -> list[str]:
 
 
 def _show_configuration(session: CliSession, found: Match[Action]) -> Reply:
-    return _shown(lambda path: config_of(session.device).show_active(path), found)
+    config = config_of(session.device)
+    return _shown(session, found, [], config.show_active, lambda: config.active)
 
 
-def _shown(show: Callable[[list[str]], str | None], found: Match[Action]) -> Reply:
-    """``show`` (the active or the candidate configuration) at the command's path."""
+def _shown(session: CliSession, found: Match[Action], base: list[str],
+           show: Callable[[list[str]], str | None],
+           statements: Callable[[], list[Statement]]) -> Reply:
+    """``show`` (the active or the candidate configuration) at ``base`` and the command's path,
+    through ``| display set`` and the platform's pipes if the line has them."""
+    line = found.args[0] if found.args else ""
+    head, pipes = _split_pipes(line)
     try:
-        text = show(_path(found))
+        path = [*base, *words_of(head)]
     except ValueError:
         return Reply("error: syntax error\n", ok=False)
-    return Reply(text if text is not None else "")
+    as_set = bool(pipes) and _is_display_set(pipes[0])
+    if as_set:
+        pipes = pipes[1:]
+        found_level = statements() if not path else find(statements(), path)
+        text = ("".join(f"{line}\n" for line in render_set(found_level, path))
+                if found_level is not None else "")
+    else:
+        shown = show(path)
+        text = shown if shown is not None else ""
+    if not pipes:
+        return Reply(text)
+    tree = _trees(session.device.platform).priv.pipe
+    typed = " ".join((*found.words, line))
+    if tree is None:
+        return session._error(ParseError(ParseErrorKind.INVALID, typed.index("|")), typed)
+    rest = " | ".join(pipes)
+    try:
+        line_filter = filters.make_filter(tree.match(rest))
+    except ParseError as exc:
+        at = len(typed) - len(rest)
+        return session._error(ParseError(exc.kind, exc.position + at, exc.words), typed)
+    return Reply(filters.filter_text(line_filter, text), paged=line_filter.paged)
+
+
+def _split_pipes(line: str) -> tuple[str, list[str]]:
+    """``path | pipe | pipe`` cut at the ``|`` outside quotes."""
+    parts: list[str] = []
+    current: list[str] = []
+    quoted = False
+    for char in line:
+        if char == '"':
+            quoted = not quoted
+        if char == "|" and not quoted:
+            parts.append("".join(current).strip())
+            current = []
+            continue
+        current.append(char)
+    parts.append("".join(current).strip())
+    return parts[0], parts[1:]
+
+
+def _is_display_set(pipe: str) -> bool:
+    words = pipe.split()
+    return (len(words) == 2 and "display".startswith(words[0]) and len(words[0]) >= 2
+            and "set".startswith(words[1]))
+
+
+def _show_system_uptime(session: CliSession, found: Match[Action]) -> Reply:
+    """The transcript, its ``Last configured`` line from the active configuration's commit."""
+    device = session.device
+    text = device.transcript(found.words)
+    last = config_of(device).last_commit()
+    if last is None:
+        return Reply(text)
+    moment, user = last
+    ago = uptime_text(max(0, int((device.clock.now() - moment).total_seconds())), "junos")
+    line = (f"Last configured: {junos_time_text(moment, device.clock.spec.timezone)} "
+            f"({ago} ago) by {user}")
+    return Reply(re.sub(r"(?m)^Last configured: .*$", line, text, count=1))
 
 
 # --- configuration mode -------------------------------------------------------------------------
 
 
+def edit_path(session: CliSession) -> list[str]:
+    """Where ``edit`` has taken the session (``[]``: the top, ``[edit]``)."""
+    prompt = session.block_prompt
+    return words_of(prompt)[1:] if prompt else []
+
+
+def _go(session: CliSession, path: list[str]) -> None:
+    session.block_prompt = ("edit " + " ".join(_show_word(w) for w in path)) if path else None
+
+
+# Per session: where each ``edit`` started, for ``exit``.
+_EDITS: weakref.WeakKeyDictionary[CliSession, list[list[str]]] = weakref.WeakKeyDictionary()
+
+
 def _set(session: CliSession, found: Match[Action]) -> Reply:
     line = found.args[0]
     try:
-        path = words_of(line)
+        here, path = edit_path(session), words_of(line)
     except ValueError:
         return Reply("error: unmatched quote\n", ok=False)
-    if path[0] not in TOP_LEVEL:
+    full = [*here, *path]
+    if not here and path[0] not in TOP_LEVEL:
         return _syntax_error(session, "set " + line, len("set "), "syntax error.")
-    if len(path) == 1:
+    if len(full) == 1:
         return _syntax_error(session, "set " + line, len("set " + line) + 1, "syntax error.")
     config = config_of(session.device)
-    set_statement(config.candidate, path)
+    set_statement(config.candidate, full)
     config.changed = True
+    return Reply()
+
+
+def _edit(session: CliSession, found: Match[Action]) -> Reply:
+    line = found.args[0]
+    try:
+        here, path = edit_path(session), words_of(line)
+    except ValueError:
+        return Reply("error: unmatched quote\n", ok=False)
+    if not here and path[0] not in TOP_LEVEL:
+        return _syntax_error(session, "edit " + line, len("edit "), "syntax error.")
+    _EDITS.setdefault(session, []).append(here)
+    _go(session, [*here, *path])
+    return Reply()
+
+
+def _up(session: CliSession, found: Match[Action]) -> Reply:
+    steps = int(found.args[0]) if found.args else 1
+    here = levels(edit_path(session))
+    _go(session, [w for level in here[:max(0, len(here) - steps)] for w in level])
+    return Reply()
+
+
+def _top(session: CliSession, found: Match[Action]) -> Reply:
+    _EDITS.pop(session, None)
+    _go(session, [])
     return Reply()
 
 
 def _delete(session: CliSession, found: Match[Action]) -> Reply:
     try:
-        path = words_of(found.args[0])
+        path = [*edit_path(session), *words_of(found.args[0])]
     except ValueError:
         return Reply("error: unmatched quote\n", ok=False)
     config = config_of(session.device)
@@ -308,7 +458,7 @@ def _delete(session: CliSession, found: Match[Action]) -> Reply:
 
 def _commit(session: CliSession, found: Match[Action]) -> Reply:
     config = config_of(session.device)
-    config.commit(session.user)
+    config.commit(session.user, session.device.clock.now())
     name = config.active_hostname()
     if name and name != session.device.hostname:
         session.device.set_hostname(name)
@@ -321,6 +471,7 @@ def _commit_check(session: CliSession, found: Match[Action]) -> Reply:
 
 def _commit_and_quit(session: CliSession, found: Match[Action]) -> Reply:
     reply = _commit(session, found)
+    _EDITS.pop(session, None)
     session.end_config()
     return Reply(reply.output + session.device.platform.style.config_exit_banner)
 
@@ -331,20 +482,29 @@ def _rollback(session: CliSession, found: Match[Action]) -> Reply:
 
 
 def _show_candidate(session: CliSession, found: Match[Action]) -> Reply:
-    return _shown(lambda path: config_of(session.device).show_candidate(path), found)
+    config = config_of(session.device)
+    return _shown(session, found, edit_path(session), config.show_candidate,
+                  lambda: config.candidate)
 
 
 def _run(session: CliSession, found: Match[Action]) -> Reply:
     return session.run(_trees(session.device.platform).priv, found.args[0])
 
 
-def _top(session: CliSession, found: Match[Action]) -> Reply:
+def _exit(session: CliSession, found: Match[Action]) -> Reply:
+    """``exit``: back to where the last ``edit`` started; at the top, out of configuration
+    mode (as ``exit configuration-mode`` and ``quit``)."""
+    if not edit_path(session):
+        return _leave(session, found)
+    started = _EDITS.get(session)
+    _go(session, started.pop() if started else [])
     return Reply()
 
 
-def _exit(session: CliSession, found: Match[Action]) -> Reply:
+def _leave(session: CliSession, found: Match[Action]) -> Reply:
     """``exit configuration-mode`` (and ``exit``, ``quit`` at the top level): with changes not
     committed, Junos asks first (the candidate stays, shared, for the next ``configure``)."""
+    _EDITS.pop(session, None)
     banner = session.device.platform.style.config_exit_banner
 
     def answer(line: str) -> Reply:
@@ -363,6 +523,7 @@ DIALECT = Dialect(
     exec={
         "show configuration": _show_configuration,
         "show configuration <line>": _show_configuration,
+        "show system uptime": _show_system_uptime,
     },
     config={
         "set <line>": _set,
@@ -376,9 +537,12 @@ DIALECT = Dialect(
         "show": _show_candidate,
         "show <line>": _show_candidate,
         "run <line>": _run,
+        "edit <line>": _edit,
+        "up": _up,
+        "up <1-64>": _up,
         "top": _top,
         "exit": _exit,
-        "exit configuration-mode": _exit,
+        "exit configuration-mode": _leave,
         "quit": _exit,
     },
     free_config=False,
