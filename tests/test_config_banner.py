@@ -57,6 +57,18 @@ def test_lines_to_the_delimiter_are_the_text_shown_between_caret_cs() -> None:
     assert "banner exec" not in text
 
 
+def test_section_filter_keeps_all_the_lines_of_a_banner() -> None:
+    dev = device()
+    type_lines(CliSession(dev, mode=Mode.CONFIG), MOTD)
+    show = CliSession(dev, mode=Mode.PRIV)
+    assert show.execute("show running-config | section banner motd").output == SHOWN
+    both = show.execute("show running-config | section banner").output
+    assert both == "banner login ^CAuthorized access only. All activity is monitored and " \
+                   "logged.^C\n" + SHOWN
+    # A line of the text that matches selects the whole banner, and nothing after it.
+    assert show.execute("show running-config | section 555-0100").output == SHOWN
+
+
 def test_a_banner_read_back_from_a_file_is_the_same_banner() -> None:
     dev = device()
     session = CliSession(dev, mode=Mode.CONFIG)

@@ -288,3 +288,33 @@ def test_get_interfaces_follows_speed(napalm_own: Any) -> None:
     napalm_own.device.send_config_set(["interface GigabitEthernet0/0/0", "no speed",
                                        "no duplex"])
     assert napalm_own.get_interfaces()["GigabitEthernet0/0/0"]["speed"] == 1000.0
+
+
+def test_replace_and_merge_of_nested_blocks(napalm_own: Any) -> None:
+    """A line two levels deep (``router bgp`` / ``address-family ipv4``) changed by
+    ``load_replace_candidate``: the diff shows it under both parents, the commit changes
+    exactly that line, ``rollback()`` gives the configuration back; a merge of a nested line
+    adds it once, where it belongs."""
+    napalm_own.device.send_config_set(["archive", "path flash:archive"])
+    before = running(napalm_own)
+    old = "  neighbor 203.0.113.9 route-map RM-ISP-A-IN in\n"
+    new = "  neighbor 203.0.113.9 route-map RM-ISP-A-NEW in\n"
+    napalm_own.load_replace_candidate(config=before.replace(old, new))
+    diff = napalm_own.compare_config()
+    assert "router bgp 64500\n address-family ipv4\n  +neighbor 203.0.113.9 route-map " \
+           "RM-ISP-A-NEW in" in diff
+    assert "  -neighbor 203.0.113.9 route-map RM-ISP-A-IN in" in diff
+    napalm_own.commit_config()
+    replaced = running(napalm_own)
+    assert replaced.replace(new, old) == before
+    napalm_own.rollback()  # NAPALM sets `file prompt quiet` first: the rollback file has it
+    assert running(napalm_own).replace("file prompt quiet\n!\n", "") == before
+
+    merge = "router bgp 64500\n address-family ipv4\n  neighbor 203.0.113.9 activate\n" \
+            "  neighbor 203.0.113.9 next-hop-self\n exit-address-family\nend\n"
+    napalm_own.load_merge_candidate(config=merge)
+    napalm_own.commit_config()
+    merged = running(napalm_own)
+    assert merged.count("neighbor 203.0.113.9 activate") == 1
+    assert "  neighbor 203.0.113.9 route-map RM-ISP-A-IN in\n" \
+           "  neighbor 203.0.113.9 next-hop-self\n exit-address-family\n" in merged

@@ -37,11 +37,18 @@ _KEYED: dict[tuple[str, ...], int] = {
     ("snmp-server", "location"): 2,
     ("snmp-server", "contact"): 2,
     ("exec-timeout",): 1,
+    ("router-id",): 1,
+    ("bgp", "router-id"): 2,
+    ("rd",): 1,
 }
+# Settings of a BGP neighbour that take one value (``neighbor X remote-as N``).
+_NEIGHBOR_KEYED = frozenset({"remote-as", "description", "password", "update-source",
+                             "peer-group", "ebgp-multihop", "timers"})
 # Top-level keywords that open a block (a configuration sub-mode) and the prompt of that mode.
 BLOCK_MODES: dict[str, str] = {
     "interface": "config-if",
     "router": "config-router",
+    "vrf definition": "config-vrf",
     "line": "config-line",
     "vlan": "config-vlan",
     "object": "config-network-object",
@@ -80,6 +87,10 @@ def line_key(text: str) -> str:
     words = text.split()
     if len(words) == 3 and words[0] == "mtu":  # ASA's global `mtu <nameif> <bytes>`
         return f"mtu {words[1].lower()}"
+    if len(words) > 2 and words[:2] == ["message-length", "maximum"]:  # ASA DNS inspection
+        return " ".join(words[:3] if words[2] in ("client", "server") else words[:2])
+    if len(words) > 3 and words[0] == "neighbor" and words[2] in _NEIGHBOR_KEYED:
+        return " ".join(words[:3]).lower()  # IOS BGP's `neighbor X remote-as N`: one per peer
     for length in (3, 2, 1):
         if tuple(words[:length]) in _KEYED:
             return " ".join(words[:length]).lower()
@@ -220,18 +231,42 @@ class RunningConfig:
         walk(self.root, 0)
         return "\n".join(out) + "\n"
 
-    def open_block(self, text: str) -> ConfigLine:
-        """Find or create the top-level block ``text`` (e.g. ``interface Loopback9``)."""
+    def find_top(self, text: str) -> ConfigLine | None:
+        """The first top-level line ``text`` names (``interface gi0/1``), if any."""
         index = self._index(None)
         lowered = text.lower()
         same = [line for line in index.by_key.get(line_key(text), ())
                 if line.text.lower() == lowered]
         found = same or index.named(text)
-        if found:
-            return found[0]
+        return found[0] if found else None
+
+    def open_block(self, text: str) -> ConfigLine:
+        """Find or create the top-level block ``text`` (e.g. ``interface Loopback9``)."""
+        found = self.find_top(text)
+        if found is not None:
+            return found
         block = ConfigLine(text)
         self._insert_top(block)
         return block
+
+    def open_child(self, text: str, parent: ConfigLine) -> tuple[ConfigLine, bool]:
+        """Find the block ``text`` under ``parent`` (``address-family ipv4`` in ``router bgp``),
+        else add it at the end of ``parent``; the block, and whether it is new."""
+        index = self._index(parent)
+        lowered = text.lower()
+        same = [line for line in index.by_key.get(line_key(text), ())
+                if line.text.lower() == lowered]
+        found = same or index.named(text)
+        if found:
+            return found[0], False
+        return self.append(text, parent), True
+
+    def insert_top(self, line: ConfigLine, at: int) -> None:
+        """Put ``line`` at position ``at`` of the top level (ASA's NAT section)."""
+        self.root.insert(at, line)
+        self.version += 1
+        if self._root_index is not None:
+            self._root_index.add(line)
 
     def set(self, text: str, block: ConfigLine | None = None) -> None:
         """Set ``text`` in ``block`` (None: global), replacing a line with the same key."""

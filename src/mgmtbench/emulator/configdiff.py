@@ -8,9 +8,14 @@ parent), and the three comparisons the archive feature makes of two such trees:
 - :func:`replace_commands` — what ``configure replace`` types to turn one configuration into
   another: ``no`` for each line only the old one has, then each line only the new one has.
 
-Comment lines (``!``, ``:`` on an ASA), blank lines, ``end`` and the header ``show
-running-config`` prints (``Building configuration...``, ``Current configuration : N bytes``) are
-not configuration and are left out of every comparison.
+Blocks nest to any depth (IOS's ``router bgp`` / ``address-family ipv4`` / ``neighbor ...
+activate``, the ASA's ``policy-map`` / ``class`` / ``inspect ...``): a changed line is shown and
+typed under all its parents. Comment lines (``!``, ``:`` on an ASA), blank lines, ``end``, the
+closing lines of nested blocks (``exit-address-family``: the device adds it to the block it
+closes, so it is no change of its own) and the header ``show running-config`` prints
+(``Building configuration...``, ``Current configuration : N bytes``) are not configuration and
+are left out of every comparison. (That IOS leaves the closing lines out of its own diffs is an
+assumption, written without a capture of ``show archive config differences`` at hand.)
 """
 
 from __future__ import annotations
@@ -52,9 +57,10 @@ def parse(text: str) -> list[Node]:
 
 def is_config_line(stripped: str) -> bool:
     """Whether a line (without its indentation) configures something: not a comment, a blank
-    line, ``end`` or ``show running-config``'s header."""
+    line, ``end``, a block's closing line (``exit-address-family``: the block it closes is
+    the block indented above it) or ``show running-config``'s header."""
     return bool(stripped) and stripped[0] not in "!:" and stripped != "end" \
-        and not stripped.startswith(_HEADERS)
+        and not stripped.startswith(_HEADERS) and not stripped.startswith("exit-")
 
 
 def body(running: str) -> str:

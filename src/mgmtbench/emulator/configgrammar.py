@@ -13,9 +13,27 @@ takes. A pattern is words and arguments:
 A mode's ``delimited`` commands take text that runs to a delimiter, over several lines if need
 be (IOS's ``banner motd ^C``: :mod:`.banner`).
 
-A mode's ``blocks`` are patterns that open a sub-mode (``"interface <ifname>" = "if"``). Lines of
-the platform's own ``show running-config`` transcript teach the grammar their shapes too (their
-first one or two keywords, then any words), so that pasting back a line the device printed works.
+A mode's ``blocks`` are patterns that open a sub-mode (``"interface <ifname>" = "if"``); a
+sub-mode may have blocks of its own, nested as deep as the device nests them (IOS's ``router bgp
+N`` -> ``address-family ipv4`` -> ``neighbor X activate``, prompts ``(config-router)#`` then
+``(config-router-af)#``; the ASA's ``policy-map global_policy`` -> ``class inspection_default``
+-> ``inspect ...``, ``(config-pmap)#`` then ``(config-pmap-c)#``). A nested block's lines are
+shown indented one level more than it. ``exit`` goes up one level, ``end`` to exec; a line the
+current mode does not know but an enclosing one does leaves for that one (IOS's parser does
+the same). A mode's ``closing`` (``exit-address-family``) is shown after each of its blocks, one
+level out, and typed it leaves the mode; ``separated`` puts a ``!`` before each block (IOS's
+address families). ``apart`` lists lines of a block that the device shows in a second block of
+the same name further down (the ASA's ``object network X`` / ``nat ...`` in its NAT section):
+typed in the block, they go there. Lines of the platform's own ``show running-config``
+transcript teach the grammar their shapes too (their first one or two keywords, then any words,
+in the mode of the block they are indented under), so that pasting back a line the device
+printed works.
+
+Written from memory, without a device at hand: the sub-mode prompts (``config-router-af``,
+``config-vrf-af``, ``config-pmap-c``, ``config-pmap-p``), the commands each nested mode takes
+(a common subset, in ``config.toml``), the order a new line takes in a BGP block and in an
+address family, and where the ASA puts a new object's NAT block (after the last one of the NAT
+section, else before the first twice-NAT ``nat`` line).
 
 Anything else is refused the way the device refuses it (:class:`ParseError`: invalid input at
 the word where no pattern fits, ambiguous or incomplete), and nothing is stored. ``no <command>``
@@ -31,7 +49,7 @@ import hashlib
 import re
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -84,6 +102,8 @@ class Rule:
     tokens: tuple[Token, ...]
     opens: str | None = None
     learned: bool = False
+    #: The mode's closing command (``exit-address-family``): it leaves the mode, as ``exit``.
+    closes: bool = False
 
     @property
     def keywords(self) -> int:
@@ -104,12 +124,21 @@ class ModeGrammar:
     prompt: str
     rules: tuple[Rule, ...]
     negation_shown: tuple[str, ...] = ()
+    #: Settings whose ``no ...`` removes the lines it names in the nested blocks too (IOS's
+    #: ``no neighbor X`` in ``router bgp``: the neighbour goes from its address families).
+    negation_nested: tuple[str, ...] = ()
     order: tuple[str, ...] = ()
     sequence_step: int = 0
     #: Commands whose text runs to a delimiter, over several lines (``banner motd``).
     delimited: tuple[str, ...] = ()
     #: Settings at their default (``speed auto``): typed, they remove the setting's line.
     defaults: tuple[str, ...] = ()
+    #: The line the device shows after a block of this mode, one level out, and takes as the
+    #: command that leaves it (``exit-address-family``); empty: none.
+    closing: str = ""
+    #: Whether the device shows a ``!`` line before each block of this mode (IOS's
+    #: ``address-family`` blocks in ``router bgp``).
+    separated: bool = False
 
 
 @dataclass(frozen=True)
@@ -118,6 +147,16 @@ class Rewrite:
 
     pattern: re.Pattern[str]
     template: str
+
+
+@dataclass(frozen=True)
+class Apart:
+    """Lines of a block that the device shows apart, in a second block with the same first
+    line further down (the ASA shows an object's ``nat`` in its NAT section)."""
+
+    block: str  # the first words of the block's line (``object network``)
+    lines: tuple[str, ...]  # the first words of the lines shown apart (``nat``)
+    before: str  # the first words of the top-level line the apart blocks go before
 
 
 @dataclass(frozen=True)
@@ -137,6 +176,7 @@ class ConfigGrammar:
     modes: Mapping[str, ModeGrammar]
     iftypes: tuple[str, ...]
     rewrites: tuple[Rewrite, ...] = ()
+    apart: tuple[Apart, ...] = ()
 
     def parse(self, mode: ModeGrammar, line: str) -> Parsed:
         """``line`` resolved in ``mode``, or :class:`ParseError` where the device refuses it."""
@@ -259,16 +299,49 @@ def interface_name(word: str, iftypes: tuple[str, ...]) -> str | None:
 # --- applying an accepted line -----------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Frame:
+    """A sub-mode a configuration session is in: its block, prompt and mode name."""
+
+    block: ConfigLine
+    prompt: str | None
+    mode: str | None
+
+
 @dataclass
 class ConfigState:
-    """Where a configuration session is: the block of its sub-mode, that mode's name and prompt
-    (None: global configuration)."""
+    """Where a configuration session is: the block of its innermost sub-mode, that mode's name
+    and prompt (None: global configuration), and the sub-modes it is nested in, outermost
+    first (``router bgp 64500`` while in its ``address-family ipv4``)."""
 
     block: ConfigLine | None = None
     prompt: str | None = None
     mode: str | None = None
     #: Delimited text (a banner) whose next lines the session must collect, if any.
     pending: PendingText | None = None
+    #: The enclosing sub-modes, outermost first.
+    outer: list[Frame] = field(default_factory=list)
+
+    @property
+    def level(self) -> int:
+        """How deep in sub-modes: 0 in global configuration."""
+        return 0 if self.block is None else len(self.outer) + 1
+
+    def leave(self) -> bool:
+        """Go up one level (``exit``); False in global configuration (nothing to leave)."""
+        if self.block is None:
+            return False
+        if self.outer:
+            frame = self.outer.pop()
+            self.block, self.prompt, self.mode = frame.block, frame.prompt, frame.mode
+        else:
+            self.block, self.prompt, self.mode = None, None, None
+        return True
+
+    def up_to(self, level: int) -> None:
+        """Leave sub-modes until ``level`` deep."""
+        while self.level > level:
+            self.leave()
 
 
 def configure(platform: Platform, config: RunningConfig, state: ConfigState, line: str,
@@ -276,21 +349,10 @@ def configure(platform: Platform, config: RunningConfig, state: ConfigState, lin
     """Run one configuration line at ``state``: change ``config`` and ``state``, or raise
     :class:`ParseError` (nothing changed); what the device prints (a banner's ``Enter TEXT
     message`` when its text goes on: then ``state.pending`` collects the next lines). A line
-    that the sub-mode does not know but global configuration does leaves the sub-mode, as on
-    IOS. ``hostname NAME`` renames the device through ``rename``."""
+    that the sub-mode does not know but an enclosing mode (or global configuration) does
+    leaves for that mode, as on IOS. ``hostname NAME`` renames the device through ``rename``."""
     grammar = config_grammar(platform)
-    name = state.mode if state.block is not None and state.mode else GLOBAL
-    mode = grammar.modes.get(name, grammar.modes[GLOBAL])
-    try:
-        parsed = grammar.parse(mode, line)
-    except ParseError as first:
-        if mode.name == GLOBAL:
-            raise
-        try:
-            parsed = grammar.parse(grammar.modes[GLOBAL], line)
-        except ParseError as second:
-            raise second if second.position > first.position else first from None
-        state.block, state.prompt, state.mode = None, None, None
+    parsed = _parse_here_or_out(grammar, state, line)
     words = parsed.text.split()
     if words[0] == "hostname" and len(words) == 2 and rename is not None and not parsed.negate:
         if not HOSTNAME.match(words[1]):
@@ -308,6 +370,28 @@ def configure(platform: Platform, config: RunningConfig, state: ConfigState, lin
     return ""
 
 
+def _parse_here_or_out(grammar: ConfigGrammar, state: ConfigState, line: str) -> Parsed:
+    """``line`` parsed in the current mode, else in the enclosing ones from the innermost out
+    (the state then leaves for the mode that took it); the error that got furthest into the
+    line when none takes it."""
+    levels: list[str] = [frame.mode or GLOBAL for frame in state.outer]
+    name = state.mode if state.block is not None and state.mode else GLOBAL
+    modes = [GLOBAL, *levels, name] if state.block is not None else [GLOBAL]
+    error: ParseError | None = None
+    for level in range(len(modes) - 1, -1, -1):
+        mode = grammar.modes.get(modes[level], grammar.modes[GLOBAL])
+        try:
+            parsed = grammar.parse(mode, line)
+        except ParseError as exc:
+            if error is None or exc.position > error.position:
+                error = exc
+            continue
+        state.up_to(level)
+        return parsed
+    assert error is not None
+    raise error
+
+
 def finish_text(config: RunningConfig, text: str) -> None:
     """Keep the line that delimited text ended in (``banner motd ^C...^C``: global)."""
     config.set(text)
@@ -317,26 +401,47 @@ def _apply(grammar: ConfigGrammar, config: RunningConfig, state: ConfigState,
            parsed: Parsed) -> None:
     text, rule, mode = parsed.text, parsed.rule, parsed.mode
     block = state.block if mode.name != GLOBAL else None
+    if rule.closes:
+        state.leave()
+        return
     if rule.opens is not None:
-        if parsed.negate:
-            _remove_block(config, text)
-            state.block, state.prompt, state.mode = None, None, None
-            return
         sub = grammar.modes.get(rule.opens)
-        state.block = config.open_block(grammar.store_form(text))
+        if parsed.negate:
+            _remove_block(config, grammar.store_form(text), block, sub)
+            return
+        stored = grammar.store_form(text)
+        if block is None:
+            opened = _open_top(config, grammar, stored)
+        else:
+            opened = _open_nested(config, block, mode, sub, stored)
+            state.outer.append(Frame(block, state.prompt, state.mode))
+        state.block = opened
         state.prompt = sub.prompt if sub else (_legacy_prompt(text) or "config-" + rule.opens)
         state.mode = rule.opens
         return
     if not parsed.negate and text.lower() in mode.defaults:  # `speed auto`: no line kept
         remove_prefix(config, text.rsplit(None, 1)[0], block)
         return
+    if block is not None and state.level == 1:
+        apart = next((a for a in grammar.apart if _starts(block.text, a.block)
+                      and any(_starts(text, line) for line in a.lines)), None)
+        if apart is not None:
+            block = _apart_block(config, block, apart, create=not parsed.negate)
+            if block is None:
+                return
     if parsed.negate:
         removed = remove_prefix(config, text, block)
+        if block is not None and any(_starts(text, head) for head in mode.negation_nested):
+            for child in block.live_children():  # `no neighbor X`: in its address families too
+                if child.children:
+                    removed += remove_prefix(config, text, child)
         shown = next((s for s in mode.negation_shown if _starts(text, s)), None)
         if shown is not None:
             _place(config, block, mode, f"no {shown}")
         elif not removed:
             config.remove(text, block)
+        if block is not state.block and block is not None and not block.live_children():
+            config.remove_lines([block])  # the apart block held nothing else
         return
     if block is not None and mode.sequence_step and not text.split()[0].isdigit():
         text = f"{_next_sequence(block, mode.sequence_step)} {text}"
@@ -350,22 +455,135 @@ def _apply(grammar: ConfigGrammar, config: RunningConfig, state: ConfigState,
         _place(config, block, mode, stored)
 
 
-def _remove_block(config: RunningConfig, text: str) -> None:
-    """``no interface Loopback9``: the block goes, and the ``!`` that separated it."""
+def _open_top(config: RunningConfig, grammar: ConfigGrammar, text: str) -> ConfigLine:
+    """The top-level block ``text``, made if new: a block some of whose lines are shown apart
+    (the ASA's ``object network``) goes after the last of its kind outside the apart section."""
+    apart = next((a for a in grammar.apart if _starts(text, a.block)), None)
+    if apart is None or config.find_top(text) is not None:
+        return config.open_block(text)
+    seen: set[str] = set()
+    at: int | None = None
+    for index, line in enumerate(config.root):
+        if not line.removed and _starts(line.text, apart.block) and \
+                line.text.lower() not in seen:
+            seen.add(line.text.lower())
+            at = index + 1
+    if at is None:
+        return config.open_block(text)
+    made = ConfigLine(text)
+    config.insert_top(made, at)
+    return made
+
+
+def _apart_block(config: RunningConfig, block: ConfigLine, apart: Apart, *,
+                 create: bool) -> ConfigLine | None:
+    """The block after ``block`` with its first line (the ASA's NAT section's ``object
+    network X``), made (``create``) before the first ``apart.before`` line if there is none."""
+    lowered = block.text.lower()
+    same = [line for line in config._index(None).by_key.get(line_key(block.text), ())
+            if line.text.lower() == lowered and line is not block]
+    if same:
+        return same[-1]
+    if not create:
+        return None
+    made = ConfigLine(block.text)
+    head = apart.before.lower().split()
+    seen: set[str] = set()
+    at: int | None = None
+    for index, line in enumerate(config.root):
+        if line.removed:
+            continue
+        if _starts(line.text, apart.block):
+            if line.text.lower() in seen:  # a second block: the apart section
+                at = index + 1
+            seen.add(line.text.lower())
+        elif at is None and line.text.lower().split()[:len(head)] == head:
+            at = index
+            while at > 0 and config.root[at - 1].text == "!":
+                at -= 1
+            break
+    if at is None:
+        at = config.root.index(block) + 1
+        while at < len(config.root) and (config.root[at].removed
+                                         or _starts(config.root[at].text, apart.block)):
+            at += 1
+    config.insert_top(made, at)
+    return made
+
+
+def _open_nested(config: RunningConfig, parent: ConfigLine, mode: ModeGrammar,
+                 sub: ModeGrammar | None, text: str) -> ConfigLine:
+    """The block ``text`` in ``parent`` (a block of ``mode``), made if new: with the ``!``
+    before it and the closing line after it that ``sub`` asks for, where ``mode``'s order puts
+    it (after the plain lines, before ``class class-default``)."""
+    found, new = config.open_child(text, parent)
+    if not new:
+        return found
+    group = [found]
+    if sub is not None and sub.separated:
+        group.insert(0, ConfigLine("!"))
+    if sub is not None and sub.closing:
+        group.append(ConfigLine(sub.closing))
+    parent.children.remove(found)
+    at = _insert_at(parent.children, mode, text) if mode.order else len(parent.children)
+    parent.children[at:at] = group
+    return found
+
+
+def _remove_block(config: RunningConfig, text: str, parent: ConfigLine | None,
+                  sub: ModeGrammar | None) -> None:
+    """``no interface Loopback9``, ``no address-family ipv6``: the block goes, and the ``!``
+    that separated it (in a block, the closing line after it and the ``!`` before it)."""
+    if parent is not None:
+        siblings = parent.children
+        lowered = text.lower()
+        index = config._index(parent)
+        doomed = [line for line in index.by_key.get(line_key(text), ())
+                  if line.text.lower() == lowered] or index.named(text)
+        extra: list[ConfigLine] = []
+        for line in doomed:
+            where = siblings.index(line)
+            closer = _live_neighbour(siblings, where, 1)
+            if closer is not None and sub is not None and sub.closing and \
+                    closer.text.lower() == sub.closing.lower():
+                extra.append(closer)
+            separator = _live_neighbour(siblings, where, -1)
+            if separator is not None and separator.text == "!" and sub is not None \
+                    and sub.separated:
+                extra.append(separator)
+        config.remove_lines([*doomed, *extra], parent)
+        return
     index = config._index(None)
     lowered = text.lower()
     doomed = [line for line in index.by_key.get(line_key(text), ())
               if line.text.lower() == lowered] or index.named(text)
     config.remove(text)
-    for line in doomed:
+    _drop_separators(config, doomed)
+
+
+def _drop_separators(config: RunningConfig, removed: list[ConfigLine]) -> None:
+    """After top-level lines went: the ``!`` that followed each one that stood alone between
+    two ``!`` lines goes too (no empty section is left)."""
+    for line in removed:
         at = config.root.index(line)
         after = at + 1
         before = at - 1
         while before >= 0 and config.root[before].removed:
             before -= 1
         if after < len(config.root) and config.root[after].text == "!" and \
-                before >= 0 and config.root[before].text == "!":
+                not config.root[after].removed and before >= 0 and \
+                config.root[before].text == "!":
             config.remove_lines([config.root[after]])
+
+
+def _live_neighbour(lines: list[ConfigLine], at: int, step: int) -> ConfigLine | None:
+    """The nearest line before (``step`` -1) or after (1) ``lines[at]`` that is not removed."""
+    at += step
+    while 0 <= at < len(lines):
+        if not lines[at].removed:
+            return lines[at]
+        at += step
+    return None
 
 
 def _starts(text: str, prefix: str) -> bool:
@@ -402,15 +620,24 @@ def _place(config: RunningConfig, block: ConfigLine | None, mode: ModeGrammar, t
     new = [line for line in block.children if id(line) not in before]
     if not new or not mode.order:
         return
-    rank = _rank(mode.order, text)
     line = new[0]
     block.children.remove(line)
-    at = len(block.children)
-    for index, other in enumerate(block.children):
-        if not other.removed and _rank(mode.order, other.text) > rank:
-            at = index
-            break
-    block.children.insert(at, line)
+    block.children.insert(_insert_at(block.children, mode, text), line)
+
+
+def _insert_at(children: list[ConfigLine], mode: ModeGrammar, text: str) -> int:
+    """Where a new line ``text`` goes among ``children``: before the first line that ``mode``'s
+    order puts after it (and the ``!`` lines just before that one), else at the end. ``!``
+    lines and closing lines (``exit-address-family``) have no place of their own."""
+    rank = _rank(mode.order, text)
+    for at, other in enumerate(children):
+        if other.removed or other.text == "!" or other.text.startswith("exit-"):
+            continue
+        if _rank(mode.order, other.text) > rank:
+            while at > 0 and children[at - 1].text == "!" and not children[at - 1].removed:
+                at -= 1
+            return at
+    return len(children)
 
 
 def _rank(order: tuple[str, ...], text: str) -> int:
@@ -437,6 +664,8 @@ def remove_prefix(config: RunningConfig, text: str, block: ConfigLine | None) ->
               if not line.removed and not line.children
               and line.text.lower().split()[:len(head)] == head]
     config.remove_lines(doomed, block)
+    if block is None:
+        _drop_separators(config, doomed)
     return len(doomed)
 
 
@@ -473,6 +702,9 @@ def _load(name: str, folder: Path, running: str) -> ConfigGrammar:
             rules += [Rule(tokens) for tokens in _compile(pattern)]
         for pattern, opens in dict(spec.get("blocks", {})).items():  # type: ignore[call-overload]
             rules += [Rule(tokens, opens=str(opens)) for tokens in _compile(str(pattern))]
+        closing = str(spec.get("closing", ""))
+        if closing:  # `exit-address-family`: leaves the mode
+            rules.append(Rule((Token("kw", text=closing.lower(), shown=closing),), closes=True))
         explicit[mode_name] = rules
     heads = {mode: {_head(rule) for rule in rules} for mode, rules in explicit.items()}
     learned = _learn(running, modes_raw, prompts, heads)
@@ -487,14 +719,19 @@ def _load(name: str, folder: Path, running: str) -> ConfigGrammar:
                                 f"config-{mode_name}")),
             rules=tuple(rules),
             negation_shown=tuple(_strings(spec.get("negation_shown", []))),
+            negation_nested=tuple(_strings(spec.get("negation_nested", []))),
             order=tuple(_strings(spec.get("order", []))),
             sequence_step=int(str(spec.get("sequence_step", 0))),
             delimited=tuple(d.lower() for d in _strings(spec.get("delimited", []))),
             defaults=tuple(d.lower() for d in _strings(spec.get("defaults", []))),
+            closing=str(spec.get("closing", "")),
+            separated=bool(spec.get("separated", False)),
         )
     rewrites = tuple(Rewrite(re.compile(str(r["match"])), str(r["replace"]))
                      for r in raw.get("rewrite", []))
-    return ConfigGrammar(modes=modes, iftypes=iftypes, rewrites=rewrites)
+    apart = tuple(Apart(str(a["block"]), tuple(_strings(a.get("lines", []))),
+                        str(a.get("before", ""))) for a in raw.get("apart", []))
+    return ConfigGrammar(modes=modes, iftypes=iftypes, rewrites=rewrites, apart=apart)
 
 
 def _shadowed(head: tuple[str, ...], heads: set[tuple[str, ...]]) -> bool:
@@ -534,42 +771,52 @@ def _token(part: str) -> Token:
 def _learn(running: str, modes: dict[str, dict[str, object]], prompts: Mapping[str, str],
            heads: Mapping[str, set[tuple[str, ...]]]) -> dict[str, list[Rule]]:
     """Rules for the shapes of the lines in the platform's running-config transcript: a line's
-    first keyword (two for families such as ``ip ...``) then any words. A top-level line with
-    lines under it opens a block: the mode that the grammar's block pattern with its first word
-    opens, else a mode of its own (``~`` and its first word) learned from those lines."""
-    openers: dict[tuple[str, ...], str] = {}
-    for spec in modes.values():
+    first keyword (two for families such as ``ip ...``) then any words, in the mode of the block
+    it is indented under. A line with lines under it opens a block: the mode that its mode's
+    block pattern with its first words opens, else a mode of its own (``~`` and its first words,
+    after the enclosing learned mode's name when nested) learned from those lines. Closing lines
+    (``exit-address-family``) are no commands of the mode they are shown in."""
+    openers: dict[str, dict[tuple[str, ...], str]] = {}
+    for mode_name, spec in modes.items():
         for pattern, opens in dict(spec.get("blocks", {})).items():  # type: ignore[call-overload]
             head = []
             for word in str(pattern).lower().split()[:3]:
                 if word.startswith(("<", "[")):
                     break
                 head.append(word)
-            openers[tuple(head)] = str(opens)
+            openers.setdefault(mode_name, {})[tuple(head)] = str(opens)
     learned: dict[str, list[Rule]] = {}
     seen: set[tuple[str, tuple[str, ...], bool, str | None]] = set()
     lines = [raw for raw in running.splitlines()
              if raw.strip() and not raw.lstrip().startswith(("!", ":"))
              and raw.split()[0][0].islower()]
-    current: str | None = None
-    # One level of indentation: 1 space on IOS, 2 on NX-OS, 3 on EOS.
-    unit = min((len(r) - len(r.lstrip(" ")) for r in lines if r.startswith(" ")), default=1)
+    stack: list[tuple[int, str | None]] = []  # (indentation, mode) of the blocks open
     for at, raw in enumerate(lines):
         depth = len(raw) - len(raw.lstrip(" "))
-        if depth == 0:
-            has_children = at + 1 < len(lines) and lines[at + 1].startswith(" ")
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        if stack and stack[-1][1] is None:
+            continue  # under a line that opens no mode
+        parent = stack[-1][1] if stack else GLOBAL
+        assert parent is not None
+        following = lines[at + 1] if at + 1 < len(lines) else ""
+        has_children = len(following) - len(following.lstrip(" ")) > depth
+        current: str | None = None
+        if has_children:
             words = [w.lower() for w in raw.split()]
-            opener = next((openers[tuple(words[:k])] for k in (3, 2, 1)
-                           if tuple(words[:k]) in openers), None)
+            known = openers.get(parent, {})
+            opener = next((known[tuple(words[:k])] for k in (3, 2, 1)
+                           if tuple(words[:k]) in known), None)
             kind = words[:2] if len(words) > 1 and _KEYWORDISH.match(raw.split()[1]) else words[:1]
-            current = (opener or "~" + " ".join(kind)) if has_children else None
-            _learn_line(learned, seen, GLOBAL, raw, current, heads.get(GLOBAL, set()))
-        elif depth == unit and current is not None:
-            _learn_line(learned, seen, current, raw, None, heads.get(current, set()))
+            own = "~" + " ".join(kind)
+            current = opener or (own if parent == GLOBAL else f"{parent}{own}")
+        _learn_line(learned, seen, parent, raw, current, heads.get(parent, set()))
+        stack.append((depth, current))
     for mode in learned:
-        if mode.startswith("~") and mode not in modes:
-            modes[mode] = {"prompt": prompts.get(mode[1:]) or prompts.get(mode[1:].split()[0])
-                           or _legacy_prompt(mode[1:] + " x") or f"config-{mode[1:].split()[0]}"}
+        if "~" in mode and mode not in modes:
+            name = mode.rsplit("~", 1)[1]
+            modes[mode] = {"prompt": prompts.get(name) or prompts.get(name.split()[0])
+                           or _legacy_prompt(name + " x") or f"config-{name.split()[0]}"}
     return learned
 
 
@@ -579,8 +826,8 @@ def _learn_line(learned: dict[str, list[Rule]],
     words = raw.split()
     if words[0] == "no" and len(words) > 1:
         words = words[1:]
-    if not _KEYWORDISH.match(words[0]) or words == ["end"]:  # `end` closes the file
-        return
+    if not _KEYWORDISH.match(words[0]) or words == ["end"] or words[0].startswith("exit-"):
+        return  # `end` closes the file; `exit-address-family` closes a block
     two = len(words) > 1 and _KEYWORDISH.match(words[1]) and words[0] not in _NAMED
     head = tuple(words[:2]) if two else (words[0],)
     # Longer while written rules start the same way: `ip ospf network ...` beside `ip ospf cost`.

@@ -6,7 +6,8 @@ commands (``end``, ``exit``, ``do`` ...), each keyword with IOS's description of
 mode, ``speed ?`` the speeds; an argument shows as IOS names it (``A.B.C.D``, ``WORD``,
 ``LINE``, ``<1-4094>``) and ``<cr>`` when the line can end there. ``no ?`` lists what may be
 negated, ``do sh?`` the exec commands. ``ho?`` lists the words starting so, and Tab completes
-a word only one fits.
+a word only one fits. (The descriptions of the BGP and VRF words — ``address-family``,
+``neighbor``, ``exit-address-family`` ... — are written from memory of IOS-XE.)
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ DO = "do"
 #: IOS's help text of configuration words, by the full words that lead to them.
 DESCRIPTIONS: dict[tuple[str, ...], str] = {
     ("access-list",): "Add an access list entry",
+    ("address-family",): "Enter Address Family command mode",
+    ("aggregate-address",): "Configure BGP aggregate entries",
     ("archive",): "Archive the configuration",
     ("bandwidth",): "Set bandwidth informational parameter",
     ("banner",): "Define a login banner",
@@ -45,6 +48,7 @@ DESCRIPTIONS: dict[tuple[str, ...], str] = {
     ("encapsulation",): "Set encapsulation type for an interface",
     ("end",): "Exit from configure mode",
     ("exit",): "Exit from the current mode",
+    ("exit-address-family",): "Exit from Address Family configuration mode",
     ("file",): "Adjust file system parameters",
     ("hostname",): "Set system's network name",
     ("interface",): "Select an interface to configure",
@@ -60,9 +64,14 @@ DESCRIPTIONS: dict[tuple[str, ...], str] = {
     ("line",): "Configure a terminal line",
     ("logging",): "Modify message logging facilities",
     ("mtu",): "Set the interface Maximum Transmission Unit (MTU)",
+    ("maximum-paths",): "Forward packets over multiple paths",
     ("negotiation",): "Select Autonegotiation mode",
+    ("neighbor",): "Specify a neighbor router",
     (NO,): "Negate a command or set its defaults",
     ("ntp",): "Configure NTP",
+    ("rd",): "Specify Route Distinguisher",
+    ("redistribute",): "Redistribute information from another routing protocol",
+    ("route-target",): "Specify Target VPN Extended Communities",
     ("router",): "Enable a routing process",
     ("shutdown",): "Shutdown the selected interface",
     ("snmp-server",): "Modify SNMP engine parameters",

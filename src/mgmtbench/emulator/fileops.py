@@ -147,21 +147,26 @@ def _shown(files: DeviceFileSystem, word: str) -> str:
 
 
 def apply_config(device: Device, lines: Iterable[Command]) -> list[str]:
-    """Type ``lines`` in configuration mode, each at its depth (a line at a depth no deeper
-    than an open sub-mode's line leaves that sub-mode first, as the file's indentation says);
+    """Type ``lines`` in configuration mode, each at its depth: a line at a depth no deeper
+    than an open sub-mode's line leaves that sub-mode first (``exit``, or the line itself when
+    it is the sub-mode's closing line such as ``exit-address-family``), as the file's
+    indentation says, so each line lands under its own parent however deep the blocks nest;
     the error messages of the lines the device refused."""
     session = CliSession(device, mode=Mode.CONFIG)
-    opened: list[int] = []  # depths of the lines whose sub-modes are open
+    opened: list[int] = []  # depths of the lines whose sub-modes are open, outermost first
     errors: list[str] = []
     for line in lines:
         if line.text == "end":
             break
+        if opened and line.depth == opened[-1] and line.text.lower().startswith("exit-"):
+            reply = session.execute(line.text)  # `exit-address-family`: leaves the block
+            if reply.ok:
+                del opened[_level(session):]
+                continue
         while opened and line.depth <= opened[-1]:
             session.execute("exit")
-            opened.pop()
-            if "(config-" not in session.prompt:  # `exit` went up to global configuration
-                opened.clear()
-        before = session.prompt
+            del opened[_level(session):]
+        level = _level(session)
         if "\n" in line.text:  # a banner's lines: typed one by one, as from a terminal
             *text, last = line.text.split("\n")
             for part in text:
@@ -173,11 +178,16 @@ def apply_config(device: Device, lines: Iterable[Command]) -> list[str]:
             errors.append(reply.output)
         if session.mode is not Mode.CONFIG:
             break
-        if "(config-" not in session.prompt:
-            opened.clear()
-        elif session.prompt != before:
+        now = _level(session)
+        del opened[now:]  # the line left sub-modes (a global command in a block)
+        if now > level:
             opened.append(line.depth)
     return errors
+
+
+def _level(session: CliSession) -> int:
+    """How many sub-modes deep ``session`` is (0: global configuration)."""
+    return 0 if session.block is None else len(session.config_outer) + 1
 
 
 def config_commands(text: str, delimited: Iterable[str] = ()) -> list[Command]:

@@ -26,6 +26,7 @@ import re
 from collections import deque
 from collections.abc import Iterable, Iterator
 
+from mgmtbench.emulator import banner
 from mgmtbench.emulator.grammar import CommandTree, Match
 
 #: What ``?`` says of each filter (IOS's wording).
@@ -85,17 +86,27 @@ class _Begin(LineFilter):
 
 
 class _Section(LineFilter):
+    """A section is a line at the margin and the lines indented under it; a banner's text
+    (``banner motd ^C`` to the closing ``^C``) is part of its section, margin or not."""
+
     def __init__(self, pattern: re.Pattern[str]) -> None:
         super().__init__(pattern)
         self._lines: list[str] = []
         self._matched = False
+        self._text_mark: str | None = None  # the delimiter of a banner whose text goes on
 
     def feed(self, line: str) -> str:
         out = ""
-        if line[:1] not in (" ", "\t"):
-            out = self.end()
+        text = line.rstrip("\n")
+        if self._text_mark is not None:
+            if self._text_mark in text:
+                self._text_mark = None
+        else:
+            if line[:1] not in (" ", "\t"):
+                out = self.end()
+            self._text_mark = banner.opens(text, None)
         self._lines.append(line)
-        self._matched = self._matched or bool(self.pattern.search(line.rstrip("\n")))
+        self._matched = self._matched or bool(self.pattern.search(text))
         return out
 
     def end(self) -> str:

@@ -20,6 +20,7 @@ from mgmtbench.emulator.config import ConfigLine
 from mgmtbench.emulator.configgrammar import (
     ConfigGrammar,
     ConfigState,
+    Frame,
     config_grammar,
     configure,
     finish_text,
@@ -119,6 +120,8 @@ class CliSession:
         self.block: ConfigLine | None = None  # the config sub-mode's block, if any
         self.block_prompt: str | None = None
         self.config_mode: str | None = None  # the sub-mode's name in the config grammar
+        #: The sub-modes the current one is nested in, outermost first (``router bgp``).
+        self.config_outer: list[Frame] = []
         #: Whether a terminal answers questions (:class:`Question`): the SSH shell sets it.
         self.interactive = False
         #: Delimited text being typed (``banner motd ^C`` ...): it takes the next lines.
@@ -254,6 +257,7 @@ class CliSession:
         """Leave configuration mode (and any sub-mode) for privileged exec, as ``end`` does."""
         if self.mode is Mode.CONFIG:
             self.mode, self.block, self.block_prompt = Mode.PRIV, None, None
+            self.config_outer = []
             self.pending_text = None  # Ctrl-C in a banner's text drops it, as on IOS
 
     def _error(self, exc: ParseError, line: str) -> Reply:
@@ -282,7 +286,8 @@ class CliSession:
         config = self.device.config
         if config is None:
             return Reply()
-        state = ConfigState(self.block, self.block_prompt, self.config_mode)
+        state = ConfigState(self.block, self.block_prompt, self.config_mode,
+                            outer=list(self.config_outer))
         try:
             output = configure(self.device.platform, config, state, line,
                                self.device.set_hostname)
@@ -290,6 +295,7 @@ class CliSession:
             further = builtin.position > exc.position and builtin.kind is ParseErrorKind.INVALID
             return self._error(builtin if further else exc, line)
         self.block, self.block_prompt, self.config_mode = state.block, state.prompt, state.mode
+        self.config_outer = state.outer
         self.pending_text = state.pending
         return Reply(output)
 
@@ -436,8 +442,12 @@ def _end(session: CliSession, found: Match[Action]) -> Reply:
 
 
 def _config_exit(session: CliSession, found: Match[Action]) -> Reply:
-    if session.block is not None:
-        session.block, session.block_prompt = None, None
+    if session.block is not None:  # up one sub-mode (`address-family` to `router bgp`)
+        state = ConfigState(session.block, session.block_prompt, session.config_mode,
+                            outer=session.config_outer)
+        state.leave()
+        session.block, session.block_prompt, session.config_mode = (state.block, state.prompt,
+                                                                    state.mode)
         return Reply()
     return _leave_config(session, found)
 
