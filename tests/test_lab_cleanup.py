@@ -212,6 +212,52 @@ def test_lab_down_stops_orphans_in_deleted_namespaces(tmp_path: Path) -> None:
     assert_gone(netns, host_if, pids)
 
 
+TAP_CHILD = """
+import subprocess, sys, time
+from mgmtbench.lab import Lab, resolve
+with Lab(resolve("campus"), calibration_samples=3) as lab:
+    tap = lab.wire_tap().start()
+    # A worker forked while the tap captures holds its stdin: the tap outlives the lab's owner.
+    holder = subprocess.Popen(["sleep", "120"], pass_fds=[tap._process.stdin.fileno()],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    print(lab.state.netns, lab.state.host_if, tap.pid, holder.pid, flush=True)
+    time.sleep(120)
+"""
+
+
+def test_lab_down_stops_a_wire_tap_its_killed_lab_left(tmp_path: Path) -> None:
+    """The wire tap is in the lab's state like the lab's other processes (name, pid, start
+    time) while it captures; when the lab's owner is killed and the tap lives on, `lab down`
+    stops it by that record and nothing of the lab is left."""
+    env = {**os.environ, "MGMTBENCH_LAB_STATE": str(tmp_path)}
+    child = subprocess.Popen([sys.executable, "-c", TAP_CHILD], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=env)
+    assert child.stdout is not None
+    line = child.stdout.readline().split()
+    assert line, child.stderr.read() if child.stderr else "no output"
+    netns, host_if, tap, holder = line[0], line[1], int(line[2]), int(line[3])
+    try:
+        state = json.loads((tmp_path / netns.removeprefix("mgmtbench-") / "state.json")
+                           .read_text())
+        record = next(p for p in state["processes"] if p["pid"] == tap)
+        assert record["name"] == f"wire tap on {host_if}"
+        assert record["start"] == procfs.start_time(tap)
+        pids = [p["pid"] for p in state["processes"]]
+        child.kill()
+        child.communicate(timeout=10)
+        time.sleep(0.5)
+        assert alive(tap)  # its stdin is still open: it would capture on
+        result = subprocess.run([sys.executable, "-m", "mgmtbench.cli", "lab", "down"],
+                                capture_output=True, text=True, timeout=120, env=env)
+        assert result.returncode == 0, result.stderr
+        assert f"wire tap on {host_if} (pid {tap})" in result.stdout, result.stdout
+        assert_gone(netns, host_if, [*pids, tap])
+    finally:
+        os.kill(holder, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(holder, 0)
+
+
 @pytest.fixture
 def foreign_interfaces() -> Iterator[tuple[str, str, str]]:
     """A dummy interface here named like the lab that would come next, and one in another

@@ -5,6 +5,7 @@ on every link backend this machine has; the tap process never outlives its ``wit
 from __future__ import annotations
 
 import os
+import select
 import socket
 import time
 from collections.abc import Callable, Iterator
@@ -17,6 +18,7 @@ from mgmtbench.lab import Lab, LabLike, resolve
 from mgmtbench.lab.backends import choose
 from mgmtbench.lab.lab import ECHO_PORT, has_net_admin
 from mgmtbench.lab.local import LocalLab
+from mgmtbench.lab.state import LabState
 from mgmtbench.lab.wiretap import WireCount, WireTap
 
 needs_lab = pytest.mark.skipif(
@@ -239,6 +241,52 @@ def test_the_tap_process_is_gone_after_stop(lab_for: Callable[[str], LabLike]) -
     assert first is not None
     assert tap.stop() is first
     assert tap.result() is first
+
+
+def recorded_taps(lab: Lab) -> list[tuple[str, int]]:
+    """The wire taps in the lab's state file, as (name, pid)."""
+    assert lab.state is not None
+    state = LabState.load(lab.state.folder)
+    assert state is not None
+    return [(p.name, p.pid) for p in state.processes if p.name.startswith("wire tap")]
+
+
+@needs_lab
+def test_the_tap_is_in_the_labs_state_while_it_captures(
+        lab_for: Callable[[str], LabLike]) -> None:
+    """Recorded like the lab's other processes (name, pid, start time) from its start; the
+    record leaves the state when the tap stops, so windows leave no trail of records."""
+    lab = shared_lab(lab_for)
+    assert lab.state is not None
+    before = len(lab.state.processes)
+    for _ in range(2):
+        with lab.wire_tap() as tap:
+            assert recorded_taps(lab) == [(f"wire tap on {lab.state.host_if}", tap.pid)]
+            record = next(p for p in lab.state.processes if p.pid == tap.pid)
+            assert record.start is not None
+            assert record.running()
+        assert recorded_taps(lab) == []
+    assert len(lab.state.processes) == before
+    lab.check()  # a tap stopped on purpose is no death
+
+
+@needs_lab
+def test_an_interrupted_start_leaves_no_tap_and_no_record(
+        lab_for: Callable[[str], LabLike], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C while the tap process starts (before it said ready): the process is gone and its
+    record with it."""
+    lab = shared_lab(lab_for)
+
+    def interrupted(*args: object) -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(select, "select", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        lab.wire_tap().start()
+    monkeypatch.undo()
+    assert tap_children() == []
+    assert recorded_taps(lab) == []
+    lab.check()
 
 
 @needs_lab

@@ -2,6 +2,7 @@
 script starts on loopback, from this tree or another one (``--src /tmp/before/src``):
 
     python tools/limits_figures.py idle-tls --count 2000
+    python tools/limits_figures.py closed --tls 900 --ssh 100 --rounds 3
     python tools/limits_figures.py config --lines 8000
     python tools/limits_figures.py lockout --idle 1100
     python tools/limits_figures.py guesses --seconds 10
@@ -118,10 +119,45 @@ def idle_tls(args: argparse.Namespace) -> None:
         after = settle(served, 3)
         for sock in socks:
             sock.close()
-        closed = settle(served, 3)
+        closed = settle(served, 5)  # the trim of freed memory follows within ~4 s of the close
         print(f"idle TLS connections: {args.count}: server RSS {before} -> {after} KiB, "
               f"{(after - before) / args.count:.1f} KiB per connection; after closing them "
               f"{closed} KiB")
+
+
+# --- memory after many connections closed ---------------------------------------------------
+
+
+def closed(args: argparse.Namespace) -> None:
+    """Idle TLS and unauthenticated SSH connections from several loopback addresses (under the
+    per-source caps), all closed, ``--rounds`` times: RSS before, with them open, 5 s after the
+    close and 12 s after (the trim of freed memory waits 10 s after the last one)."""
+    sources = [f"127.0.0.{i}" for i in range(2, 2 + max(1, -(-args.tls // 200)))]
+    ssh_sources = [f"127.0.1.{i}" for i in range(2, 2 + max(1, -(-args.ssh // 8)))]
+    with serve(args.src) as served:
+        context = tls_context(served)
+        before = settle(served)
+        figures = []
+        for _ in range(args.rounds):
+            socks: list[socket.socket] = []
+            for i in range(args.tls):
+                raw = socket.create_connection(("127.0.0.1", served.https_port), timeout=10,
+                                               source_address=(sources[i % len(sources)], 0))
+                socks.append(context.wrap_socket(raw, server_hostname="127.0.0.1"))
+            for i in range(args.ssh):
+                sock = socket.create_connection(("127.0.0.1", served.ssh_port), timeout=10,
+                                                source_address=(ssh_sources[i % len(ssh_sources)], 0))
+                sock.sendall(b"SSH-2.0-limits-figures\r\n")
+                sock.recv(256)
+                socks.append(sock)
+            held = settle(served)
+            for sock in socks:
+                sock.close()
+            figures.append((held, settle(served, 5), settle(served, 7)))
+        rounds = "; ".join(f"open {held} -> closed {after} (5 s), {later} (12 s)"
+                           for held, after, later in figures)
+        print(f"{args.tls} idle TLS + {args.ssh} unauthenticated SSH connections, "
+              f"{args.rounds} round(s): server RSS {before} KiB before; {rounds} KiB")
 
 
 # --- 8,000 configuration lines in one POST --------------------------------------------------
@@ -317,6 +353,11 @@ def main() -> None:
     p = sub.add_parser("idle-tls")
     p.add_argument("--count", type=int, default=2000)
     p.set_defaults(run=idle_tls)
+    p = sub.add_parser("closed")
+    p.add_argument("--tls", type=int, default=900)
+    p.add_argument("--ssh", type=int, default=100)
+    p.add_argument("--rounds", type=int, default=3)
+    p.set_defaults(run=closed)
     p = sub.add_parser("config")
     p.add_argument("--lines", type=int, default=8000)
     p.set_defaults(run=config)

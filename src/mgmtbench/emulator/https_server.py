@@ -1,4 +1,4 @@
-"""The HTTPS side of a device: the ASA-style management API, served by Hypercorn.
+"""The HTTPS side of a device: the ASA-style management API (an ASGI application).
 
 - ``GET /admin/exec/<cmd>[/<cmd>...]``: run exec commands (``+`` or ``%20`` for spaces, ``%2F`` for a
   slash inside a command); the outputs, concatenated, as ``text/plain``.
@@ -14,8 +14,9 @@
 Output is sent a chunk at a time, each once the connection has taken the one before, so a client
 that stops reading stops the output (long output, ``show bulk-output``, is made as it is sent).
 
-Hypercorn is the server because it speaks HTTP/1.1 keep-alive and HTTP/2 (ALPN) over TLS on the same
-asyncio loop as the SSH server, and accepts listening sockets we bind ourselves.
+:func:`serve_https` (:mod:`.https_accept`) serves it on the SSH server's loop, on listening sockets
+bound by the caller: connection caps at accept, TLS, HTTP/1.1 keep-alive by :mod:`.http1`, HTTP/2
+(ALPN) by Hypercorn.
 """
 
 from __future__ import annotations
@@ -25,22 +26,18 @@ import base64
 import hmac
 import json
 import logging
-import os
-import socket
-import ssl
-from asyncio import sslproto
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote_plus
 
-from hypercorn.asyncio import serve
-from hypercorn.config import Config
-
 from mgmtbench.emulator.device import Device
 from mgmtbench.emulator.guard import AuthThrottle, source_of
+from mgmtbench.emulator.https_accept import serve_https
 from mgmtbench.emulator.options import Credentials, Limits
 from mgmtbench.emulator.session import CHUNK, CliSession, Mode, Reply
 from mgmtbench.emulator.windows import WINDOWS_PATH
+
+__all__ = ["DeviceApi", "serve_https"]
 
 log = logging.getLogger("mgmtbench.emulator")
 
@@ -112,7 +109,7 @@ class DeviceApi:
                 log.info("%s https %s: connection closed with the answer: %s", name, client, exc)
         except _ClientGone:
             log.info("%s https %s: client disconnected mid-request", name, client)
-        except OSError as exc:  # Hypercorn closing a broken connection under a send (TLS)
+        except OSError as exc:  # a connection broken under a send (TLS)
             log.info("%s https %s: connection closed mid-answer: %s", name, client, exc)
 
     def _device(self, scope: Scope) -> Device:
@@ -257,8 +254,8 @@ async def _respond(send: Send, status: int, body: str | Sequence[Reply],
                    gone: asyncio.Event | None = None) -> None:
     """Answer with ``body``: a text, or replies whose output is sent in pieces of about
     :data:`CHUNK` bytes (one piece for short answers), each once the connection has taken the
-    one before (Hypercorn waits for the transport to drain after every send). Stops (raising
-    :class:`_ClientGone`) once ``gone`` is set: Hypercorn takes sends after a disconnect
+    one before (the server waits while the transport's buffer is full). Stops (raising
+    :class:`_ClientGone`) once ``gone`` is set: the server takes sends after a disconnect
     without a word and drops them."""
     replies = [Reply(body)] if isinstance(body, str) else body
     # Filtered streamed output has no length before it is made: then sent chunked.
@@ -298,75 +295,3 @@ async def _lifespan(receive: Receive, send: Send) -> None:
         elif message["type"] == "lifespan.shutdown":
             await send({"type": "lifespan.shutdown.complete"})
             return
-
-
-class _TlsConfig(Config):
-    """Hypercorn config that uses our TLS context (the platform's TLS versions, session tickets)."""
-
-    def __init__(self, context: ssl.SSLContext) -> None:
-        super().__init__()
-        self._context = context
-
-    @property
-    def ssl_enabled(self) -> bool:
-        return True
-
-    def create_ssl_context(self) -> ssl.SSLContext:
-        return self._context
-
-
-def serve_https(app: AsgiApp, sockets: list[socket.socket], context: ssl.SSLContext,
-                shutdown: asyncio.Event, limits: Limits | None = None) -> Awaitable[None]:
-    """Serve ``app`` on already-bound listening ``sockets`` until ``shutdown`` is set; a
-    connection waits at most ``limits.https_idle_timeout`` for a request's headers (and
-    ``limits.tls_handshake_timeout`` for its TLS handshake)."""
-    limits = limits or Limits()
-    config = _TlsConfig(context)
-    # Hypercorn takes ownership of each fd it is given: hand it duplicates.
-    config.bind = [f"fd://{os.dup(s.fileno())}" for s in sockets]
-    config.accesslog = None
-    errors = logging.getLogger("mgmtbench.emulator.hypercorn")
-    errors.setLevel(logging.WARNING)  # its "Running on ..." lines repeat what `serve` prints
-    config.errorlog = errors
-    # Hypercorn's idle timer runs from the connection's start (or its last response) until a
-    # request's headers are in: the header time-out and the keep-alive time-out in one.
-    config.keep_alive_timeout = limits.https_idle_timeout
-    config.ssl_handshake_timeout = limits.tls_handshake_timeout
-    config.keep_alive_max_requests = 10_000_000
-    config.include_server_header = False
-    config.graceful_timeout = 1
-
-    async def run() -> None:
-        share_tls_read_buffer(asyncio.get_running_loop())
-        await serve(app, config, shutdown_trigger=shutdown.wait)  # type: ignore[arg-type]
-
-    return run()
-
-
-def share_tls_read_buffer(loop: asyncio.AbstractEventLoop) -> None:
-    """Make the TLS connections ``loop`` accepts share one read buffer.
-
-    asyncio gives every TLS connection its own 256 KiB read buffer (``SSLProtocol.max_size``),
-    zero-filled, so resident: 15,000 idle HTTPS connections held 4.5 GB. The buffer is only
-    used between ``get_buffer()`` and ``buffer_updated()``, which the loop's transport calls
-    back to back in one callback (received bytes are copied into the connection's TLS object at
-    once), so one buffer per loop serves every connection. Private asyncio attributes: on a
-    Python without them this does nothing (and connections keep their own buffers). uvloop's
-    loop (the emulator's where installed) has none of them and needs none: its TLS read buffer
-    is allocated without being filled, so resident only as far as reads reach into it.
-    """
-    make = getattr(loop, "_make_ssl_transport", None)
-    if make is None or getattr(make, "shares_read_buffer", False):
-        return
-    shared = bytearray(getattr(sslproto.SSLProtocol, "max_size", 256 * 1024))
-    view = memoryview(shared)
-
-    def make_sharing(*args: Any, **kwargs: Any) -> Any:
-        transport = make(*args, **kwargs)
-        protocol = getattr(transport, "_ssl_protocol", None)
-        if protocol is not None and hasattr(protocol, "_ssl_buffer_view"):
-            protocol._ssl_buffer, protocol._ssl_buffer_view = shared, view
-        return transport
-
-    make_sharing.shares_read_buffer = True  # type: ignore[attr-defined]
-    loop._make_ssl_transport = make_sharing  # type: ignore[attr-defined]

@@ -68,6 +68,13 @@ class Limits:
     tls_handshake_timeout: float = 60.0  # nginx's ssl_handshake_timeout 60 s
     body_timeout: float = 20.0
     body_min_rate: int = 500
+    # Open HTTPS connections per device, and from one source address (nginx's limit_conn per
+    # address, unset there): over either, a new connection is closed at accept, before any TLS
+    # work. As many as SSH sessions in all; a quarter of them per address, so one address
+    # alone never fills the device while a client's pool (httpx's and aiohttp's default: 100
+    # connections) fits twice over.
+    max_https_connections: int = 1000
+    max_https_connections_per_source: int = 250
     # Bytes a device's file system (flash:, disk0:) holds, in memory: SCP/SFTP writes beyond it
     # fail with "No space left on device".
     file_system_size: int = DEFAULT_SIZE

@@ -19,6 +19,7 @@ import asyncssh
 from mgmtbench.emulator.device import HOSTNAME, Device, DeviceFacts
 from mgmtbench.emulator.guard import quiet_loop_errors
 from mgmtbench.emulator.https_server import DeviceApi, serve_https
+from mgmtbench.emulator.memtrim import MemoryTrimmer
 from mgmtbench.emulator.options import HOST_KEY_TYPES, EmulatorOptions, Limits
 from mgmtbench.emulator.ssh_server import (
     SshCounts,
@@ -72,6 +73,8 @@ class Emulator:
         self._ssh_connections: set[asyncssh.SSHServerConnection] = set()
         self._https_sockets: list[socket.socket] = []
         self._https_task: asyncio.Task[None] | None = None
+        # Gives the memory of closed connections back to the system (emulator/memtrim.py).
+        self._trim_task: asyncio.Task[None] | None = None
         self._shutdown = asyncio.Event()
 
     @property
@@ -130,6 +133,7 @@ class Emulator:
                                 user_agent=(platform.style.identity.https.user_agent
                                             if opts.user_agent_rule == "device" else None))
                 self._https_task = asyncio.create_task(self._serve_https(api))
+            self._trim_task = asyncio.create_task(MemoryTrimmer().run())
             self._write_known_hosts()
         except BaseException:
             await self.stop()
@@ -151,6 +155,11 @@ class Emulator:
         if self._https_task is not None:
             await _finish(self._https_task, grace=2.0)
             self._https_task = None
+        if self._trim_task is not None:
+            self._trim_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._trim_task
+            self._trim_task = None
         for sock in self._https_sockets:
             sock.close()
         self._https_sockets.clear()
@@ -204,7 +213,9 @@ class Emulator:
         opts = self.options
         identity = load_platform(opts.platform, opts.transcripts).style.identity.https
         context = server_context(self.tls, versions=opts.tls_versions or identity.tls_versions)
-        await serve_https(api, self._https_sockets, context, self._shutdown, opts.limits)
+        names = [e.device.hostname for e in self.endpoints if e.https_port is not None]
+        await serve_https(api, self._https_sockets, context, self._shutdown, opts.limits,
+                          names=names)
 
     def _write_known_hosts(self) -> None:
         if self.host_key is None:
@@ -340,7 +351,10 @@ def _validate_limits(limits: Limits) -> None:
                         ("--max-request-output", limits.max_request_output),
                         ("--max-commands", limits.max_commands),
                         ("--max-config-lines", limits.max_config_lines),
-                        ("--body-min-rate", limits.body_min_rate)):
+                        ("--body-min-rate", limits.body_min_rate),
+                        ("--max-https-connections", limits.max_https_connections),
+                        ("--max-https-connections-per-source",
+                         limits.max_https_connections_per_source)):
         if value < 1:
             raise UsageError(f"{flag} must be at least 1, not {value}")
     for flag, seconds in (("--login-timeout", limits.login_timeout),
@@ -354,12 +368,13 @@ def _validate_limits(limits: Limits) -> None:
 
 def open_files_needed(options: EmulatorOptions) -> int:
     """File descriptors the emulator may hold with its limits reached: three per device (its SSH
-    listener, its HTTPS listener and Hypercorn's copy of it), one device's logged-in sessions
-    (``max_sessions``) and unauthenticated ones (MaxStartups' ``full``), as many HTTPS
-    connections again, and 256 for the rest (a fleet's sessions spread over its devices)."""
+    listener, its HTTPS listener and the HTTPS server's copy of it), one device's logged-in
+    sessions (``max_sessions``), unauthenticated ones (MaxStartups' ``full``) and HTTPS
+    connections (``max_https_connections``), and 256 for the rest (a fleet's sessions spread
+    over its devices)."""
     limits = options.limits
     sessions = limits.max_sessions + limits.max_startups[2]
-    return 3 * options.devices + 2 * sessions + 256
+    return 3 * options.devices + sessions + limits.max_https_connections + 256
 
 
 def open_files_for(options: EmulatorOptions) -> int:
@@ -375,7 +390,7 @@ def open_files_for(options: EmulatorOptions) -> int:
             f"the open-files limit is {hard} (ulimit -Hn) and {options.devices} device(s) with "
             f"--max-sessions {options.limits.max_sessions} need {needed}: raise it (ulimit -Hn "
             f"{needed}, LimitNOFILE= in a systemd unit, --ulimit nofile= for docker) or lower "
-            "--max-sessions")
+            "--max-sessions or --max-https-connections")
     try:
         resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
     except (ValueError, OSError) as exc:

@@ -32,7 +32,6 @@ import socket
 import subprocess
 import sys
 import time
-import weakref
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -156,7 +155,6 @@ class Lab:
         self.subnet: str | None = None
         self._processes: list[subprocess.Popen[bytes]] = []
         self._signals = False  # SIGINT and SIGTERM taken over (interrupts.acquire)
-        self._taps: weakref.WeakSet[WireTap] = weakref.WeakSet()  # watched while they capture
 
     # --- public API -------------------------------------------------------------------------
 
@@ -215,8 +213,8 @@ class Lab:
         state = self.state
         if state is None:
             return
-        dead = [d for r in state.processes if (d := processes.death(state.lab_id, r))]
-        dead += [f for tap in list(self._taps) if (f := tap.failure())]
+        # Every process the lab started, recorded in its state: wire taps while they capture too.
+        dead = [d for r in list(state.processes) if (d := processes.death(state.lab_id, r))]
         if (failure := self.runtime.failure()) is not None:
             dead.append(failure)
         if dead:
@@ -234,10 +232,8 @@ class Lab:
             raise UsageError("the lab is not up: enter its with block (or call up()) before "
                              "tapping its link")
         self.check()
-        tap = WireTap(self.state.host_if, settle=settle,
-                      probe=self.echo_address if probe else None, lab_id=self.state.lab_id)
-        self._taps.add(tap)
-        return tap
+        return WireTap(self.state.host_if, settle=settle,
+                       probe=self.echo_address if probe else None, lab_id=self.state.lab_id)
 
     def link_stats(self) -> dict[str, Any] | None:
         """The link backend's own tally (the ``tun`` delay line's: see

@@ -10,6 +10,10 @@ goes through :func:`spawn`, which
   before anything waits on it, with SIGINT and SIGTERM held meanwhile (:mod:`.interrupts`), so
   no start is interrupted between the process existing and the record of it.
 
+A process the lab starts and stops while it is up (the wire tap, :mod:`.wiretap`: one per
+benchmark window) is stopped on purpose (:func:`retire`) and, once reaped, leaves the state again
+(:func:`release`).
+
 A record is signalled only while a process with its pid *and* start time exists (checked through
 a pidfd, so the pid cannot change hands between the check and the signal): a pid whose process
 has ended and been reused belongs to someone else now. :func:`stop_marked` stops what carries a
@@ -127,6 +131,19 @@ def retire(pid: int) -> None:
     for lab_id, state in _LABS.items():
         if pid in state.pids:
             _RETIRED.add((lab_id, pid))
+
+
+def release(lab_id: str, pid: int) -> None:
+    """Process ``pid`` of lab ``lab_id`` (of this process) was stopped on purpose and reaped:
+    its record leaves the lab's state, so a process started and stopped many times while the
+    lab is up (a wire tap, once per benchmark) leaves no trail of records behind."""
+    _POPENS.pop((lab_id, pid), None)
+    _RETIRED.discard((lab_id, pid))
+    state = _LABS.get(lab_id)
+    if state is not None and pid in state.pids:
+        with interrupts.held():
+            state.processes[:] = [p for p in state.processes if p.pid != pid]
+            state.save()
 
 
 def mark(lab_id: str) -> str:

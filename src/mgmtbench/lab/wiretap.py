@@ -68,7 +68,6 @@ import contextlib
 import json
 import os
 import select
-import signal
 import socket
 import struct
 import subprocess
@@ -78,8 +77,8 @@ from dataclasses import asdict, dataclass
 from types import TracebackType
 
 from mgmtbench.errors import LabError, UsageError
+from mgmtbench.lab import processes
 from mgmtbench.lab.calibrate import icmp_checksum
-from mgmtbench.lab.processes import environment
 
 ETH_P_ALL, ETH_P_IP = 0x0003, 0x0800
 PACKET_OUTGOING = 4  # sll_pkttype of a packet this host sends
@@ -162,8 +161,12 @@ class WireTap:
     taking the totals (for packets still in flight, e.g. the server's FIN). As a context manager
     the tap starts on entry and stops on exit; on an exception it ends its process without
     reading the totals. Either way the process is gone when the ``with`` block is left.
-    ``lab_id``: the lab whose link it taps (its process carries the lab's mark, so the lab's
-    clean-up finds it).
+    ``lab_id``: the lab whose link it taps. Its process is then started as the lab's other
+    processes are (:func:`mgmtbench.lab.processes.spawn`): marked as the lab's and, for a lab of
+    this process, recorded in the lab's state (``wire tap on IFNAME``, pid and start time) before
+    anything waits on it; the lab's watchdog reports its death, the lab's ``down`` and a later
+    ``mgmtbench lab down`` stop it like any other. Its record leaves the state once it is stopped
+    and reaped.
     """
 
     def __init__(self, interface: str | None, *, reason: str = "", settle: float = 0.0,
@@ -186,22 +189,31 @@ class WireTap:
         if self.interface is None or self._process is not None:
             return self
         self._result = None
-        process = subprocess.Popen(
-            [sys.executable, "-P", __file__, self.interface, *([self.probe] if self.probe else [])],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            start_new_session=True,
-            env=environment(self.lab_id) if self.lab_id is not None else None)
-        assert process.stdout is not None
-        ready, _, _ = select.select([process.stdout], [], [], START_TIMEOUT)
-        line = process.stdout.readline() if ready else ""
-        if line.strip() != "ready":
-            if process.poll() is None:
-                process.kill()
-            _, err = process.communicate()
-            _end(process)
-            lines = err.strip().splitlines()
-            why = lines[-1] if lines else f"nothing said within {START_TIMEOUT:.0f} s"
-            raise LabError(f"the wire tap on {self.interface} did not start: {why}")
+        argv = [sys.executable, "-P", __file__, self.interface,
+                *([self.probe] if self.probe else [])]
+        process: subprocess.Popen[str]
+        if self.lab_id is not None:
+            process = processes.spawn(
+                self.lab_id, f"wire tap on {self.interface}", argv, stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        else:
+            process = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                text=True, start_new_session=True)
+        try:
+            assert process.stdout is not None
+            ready, _, _ = select.select([process.stdout], [], [], START_TIMEOUT)
+            line = process.stdout.readline() if ready else ""
+            if line.strip() != "ready":
+                if process.poll() is None:
+                    process.kill()
+                _, err = process.communicate()
+                lines = err.strip().splitlines()
+                why = lines[-1] if lines else f"nothing said within {START_TIMEOUT:.0f} s"
+                raise LabError(f"the wire tap on {self.interface} did not start: {why}")
+        except BaseException:  # Ctrl-C while it starts too: the process goes with the error
+            self._end(process)
+            raise
         self._process = process
         return self
 
@@ -214,12 +226,14 @@ class WireTap:
         try:
             if self.settle > 0:
                 time.sleep(self.settle)
+            if self.lab_id is not None:
+                processes.retire(process.pid)  # its end is no death for the watchdog
             out, err = process.communicate(timeout=STOP_TIMEOUT)  # closes stdin: "stop"
         except subprocess.TimeoutExpired as exc:
             raise LabError(f"the wire tap on {self.interface} did not report within "
                            f"{STOP_TIMEOUT:.0f} s") from exc
         finally:
-            _end(process)
+            self._end(process)
         if process.returncode != 0 or not out.strip():
             lines = err.strip().splitlines()
             raise LabError(f"the wire tap on {self.interface} failed: "
@@ -227,28 +241,11 @@ class WireTap:
         self._result = WireCount(**json.loads(out.strip().splitlines()[-1]))
         return self._result
 
-    def failure(self) -> str | None:
-        """How the tap process died while capturing (``wire tap on mgb0h (pid 42) was killed
-        by SIGKILL``), None while it captures or when no window is open."""
-        process = self._process
-        if process is None or process.poll() is None:
-            return None
-        code = process.returncode
-        how = f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
-        with contextlib.suppress(OSError, ValueError):
-            how = f"was killed by {signal.Signals(-code).name}" if code < 0 else how
-        err = ""
-        if process.stderr is not None and not process.stderr.closed:
-            with contextlib.suppress(OSError, ValueError):
-                lines = process.stderr.read().strip().splitlines()
-                err = f" ({lines[-1]})" if lines else ""
-        return f"wire tap on {self.interface} (pid {process.pid}) {how}{err}"
-
     def abort(self) -> None:
         """End the tap process without its totals (safe to call at any time)."""
         process, self._process = self._process, None
         if process is not None:
-            _end(process)
+            self._end(process)
 
     def result(self) -> WireCount | None:
         """The totals of the last window (None without a link)."""
@@ -267,15 +264,21 @@ class WireTap:
         else:
             self.abort()
 
-
-def _end(process: subprocess.Popen[str]) -> None:
-    """The process ended and reaped, its pipes closed: SIGKILL if it is still there."""
-    if process.poll() is None:
-        process.kill()
-    process.wait()
-    for pipe in (process.stdin, process.stdout, process.stderr):
-        if pipe is not None and not pipe.closed:
-            pipe.close()
+    def _end(self, process: subprocess.Popen[str]) -> None:
+        """The process ended and reaped, its pipes closed (SIGKILL if it is still there), and
+        its record out of the lab's state."""
+        if self.lab_id is not None:
+            processes.retire(process.pid)
+        try:
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+            for pipe in (process.stdin, process.stdout, process.stderr):
+                if pipe is not None and not pipe.closed:
+                    pipe.close()
+        finally:
+            if self.lab_id is not None:
+                processes.release(self.lab_id, process.pid)
 
 
 # --- the tap process ---------------------------------------------------------------------------
