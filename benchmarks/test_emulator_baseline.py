@@ -18,6 +18,7 @@ import ssl
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -174,11 +175,17 @@ def _serve_peer(binary: str, transcripts: Path) -> tuple[subprocess.Popen[str], 
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     assert process.stderr is not None
     waiting = {"SSH listening", "HTTPS listening"}
-    for line in process.stderr:
-        waiting = {w for w in waiting if w not in line}
-        if not waiting:
-            break
-    assert not waiting, f"{binary} server did not start (still waiting for {waiting})"
+    # A server that never says it listens is stopped after 30 s (its output then ends).
+    deadline = threading.Timer(30, process.kill)
+    deadline.start()
+    try:
+        for line in process.stderr:
+            waiting = {w for w in waiting if w not in line}
+            if not waiting:
+                break
+    finally:
+        deadline.cancel()
+    assert not waiting, f"{binary} server did not start in 30 s (still waiting for {waiting})"
     return process, ssh_port, https_port
 
 
