@@ -433,6 +433,29 @@ def test_the_headend_shell_carries_configuration_mode(
     assert endpoint.ssh_counts.shells == 2  # a configuration body runs in a shell at the device
 
 
+def test_a_do_inside_a_nested_sub_mode_keeps_the_whole_chain(
+        fresh_emulator: Callable[..., EmulatorThread], headend_for: Any, login: Login) -> None:
+    """After a `do` from `address-family` under `router bgp`, the next POST re-enters both
+    levels, so the line lands in the address family (not refused at global level)."""
+    emu = fresh_emulator("cisco_ios")
+    _, headend = headend_for(emu)
+    seen = type_into_headend(headend, login, [
+        (b"conf t\r", b"R1(config)#"), (b"router bgp 64500\r", b"R1(config-router)#"),
+        (b"address-family ipv4\r", b"R1(config-router-af)#"),
+        (b"network 198.18.7.0 mask 255.255.255.0\r", b"R1(config-router-af)#"),
+        (b"do show clock\r", b"R1(config-router-af)#"),
+        (b"network 198.18.8.0 mask 255.255.255.0\r", b"R1(config-router-af)#"),
+        (b"end\r", b"R1#"),
+    ])
+    assert seen[-1] == "end\r\nR1#", seen[-1]  # the device took every line: nothing printed
+    running = emu.endpoints[0].device.transcript(("show", "running-config"))
+    family = running.split("router bgp 64500\n", 1)[1].split(" address-family ipv4\n", 1)[1]
+    family = family.split(" exit-address-family", 1)[0]
+    assert "  network 198.18.7.0 mask 255.255.255.0\n" in family
+    assert "  network 198.18.8.0 mask 255.255.255.0\n" in family
+    assert running.count("network 198.18.8.0") == 1
+
+
 def test_netmiko_configures_through_the_tunnel(fresh_emulator: Callable[..., EmulatorThread],
                                                headend_for: Any, login: Login,
                                                tmp_path: Path) -> None:

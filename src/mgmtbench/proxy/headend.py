@@ -53,6 +53,7 @@ from urllib.parse import quote, quote_plus
 
 import asyncssh
 
+from mgmtbench.emulator.config import ConfigLine
 from mgmtbench.emulator.device import Device, DeviceFacts
 from mgmtbench.emulator.grammar import CommandTree, ParseError
 from mgmtbench.emulator.session import CliSession, Mode, Reply
@@ -300,21 +301,19 @@ class Headend:
         if session.mode is not Mode.CONFIG:  # end, exit: the lines go to the device
             return replace(reply, output=await self._commit(batch) + reply.output)
         batch.lines.append(line)
-        if session.block is None:
-            batch.opener = None
-        elif session.block is not block:
-            batch.opener = line
+        if session.block is not block:
+            batch.openers = _openers(batch.openers, session.block, line)
         return reply
 
     async def _commit(self, batch: _ConfigBatch, *, staying: bool = False) -> str:
         """Send the lines kept (one POST); what the device printed for them, or the error.
         ``staying``: configuration mode goes on, the next lines in the same sub-mode."""
-        lines = ([batch.head] if batch.head else []) + batch.lines
+        lines = batch.head + batch.lines
         pending = bool(batch.lines)
         batch.lines = []
-        batch.head = batch.opener if staying else None
+        batch.head = [text for _, text in batch.openers] if staying else []
         if not staying:
-            batch.opener = None
+            batch.openers = []
         if not pending:
             return ""
         return _answer(*await self.configure(lines)).output
@@ -325,8 +324,25 @@ class _ConfigBatch:
     """A shell's configuration lines not sent yet, and the sub-mode they are in."""
 
     lines: list[str] = field(default_factory=list)
-    opener: str | None = None  # the line that opened the current sub-mode (interface ...)
-    head: str | None = None  # the line the next POST starts with (after a `do` went out)
+    # The lines that opened the current sub-mode and those it is nested in, outermost first
+    # (`router bgp 65000`, `address-family ipv4`), each with its block.
+    openers: list[tuple[ConfigLine, str]] = field(default_factory=list)
+    head: list[str] = field(default_factory=list)  # what the next POST starts with (after a `do`)
+
+
+def _openers(openers: list[tuple[ConfigLine, str]], block: ConfigLine | None,
+             line: str) -> list[tuple[ConfigLine, str]]:
+    """The chain of sub-mode openers once ``line`` moved the session to ``block``: back up to it
+    (`exit`), down into it from the block it is nested in, or a chain of its own."""
+    if block is None:
+        return []
+    for depth, (opened, _) in enumerate(openers):
+        if opened is block:  # back up to a sub-mode already open
+            return openers[:depth + 1]
+    for depth in range(len(openers), 0, -1):
+        if any(child is block for child in openers[depth - 1][0].children):
+            return [*openers[:depth], (block, line)]  # nested in that one
+    return [(block, line)]
 
 
 def _answer(status: int, body: str) -> Reply:
