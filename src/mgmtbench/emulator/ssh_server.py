@@ -6,6 +6,7 @@ system (:mod:`.sftp`); the algorithms and login methods offered come from
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hmac
 import logging
@@ -27,10 +28,9 @@ from mgmtbench.emulator.guard import Admission, AuthThrottle, source_of
 from mgmtbench.emulator.identity import login_banner
 from mgmtbench.emulator.lean_ssh import lean_connection
 from mgmtbench.emulator.options import AUTH_METHODS, Credentials, Limits, SshServerOptions
-from mgmtbench.emulator.session import CliSession, Mode
+from mgmtbench.emulator.session import CliSession, Mode, Reply
 from mgmtbench.emulator.sftp import sftp_factory
 from mgmtbench.emulator.shell import run_shell
-from mgmtbench.emulator.ssh_exec import PEER_GONE, ExecRun, answer_exec, cli_session
 from mgmtbench.emulator.transcripts import LOGIN_PRIVILEGES
 from mgmtbench.errors import UsageError
 
@@ -40,6 +40,8 @@ log = logging.getLogger("mgmtbench.emulator")
 # cryptography package marks deprecated on every use: the device offers it, so the emulator
 # does, without a warning per connection.
 warnings.filterwarnings("ignore", message="Diffie-Hellman over finite fields")
+
+_PEER_GONE = (BrokenPipeError, ConnectionError, asyncssh.Error)
 
 
 @dataclass
@@ -66,7 +68,7 @@ class _DeviceSSHServer(asyncssh.SSHServer):
     def __init__(self, device: Device, credentials: Credentials, limits: Limits,
                  authorized: Sequence[asyncssh.SSHKey], admission: Admission,
                  throttle: AuthThrottle, connections: set[asyncssh.SSHServerConnection],
-                 counts: SshCounts, cli: _CliExec, process: Any, sftp: Any,
+                 counts: SshCounts, process: Any, sftp: Any,
                  banner: LoginBanner | None = None) -> None:
         self._device = device
         self._banner = banner
@@ -84,7 +86,6 @@ class _DeviceSSHServer(asyncssh.SSHServer):
         self._failures = 0
         self._channels = 0
         self._counts = counts
-        self._cli = cli
         self._process = process
         self._sftp = sftp
 
@@ -179,50 +180,25 @@ class _DeviceSSHServer(asyncssh.SSHServer):
                 f"Too many sessions on this connection (limit {self._limits.max_channels})")
         self._channels += 1
         channel = self._conn.create_server_channel(encoding=None)
-        return channel, _DeviceSession(self._channel_closed, self._cli, self._process,
-                                       self._sftp)
+        return channel, _CountedProcess(self._channel_closed, self._process, self._sftp,
+                                        MIN_SFTP_VERSION, True)
 
     def _channel_closed(self) -> None:
         self._channels -= 1
 
 
-class _DeviceSession(asyncssh.SSHServerProcess[bytes]):
-    """A session channel: CLI exec requests answered here (:mod:`.ssh_exec`), the rest (shells,
-    the bulk sink and source) by ``process`` as asyncssh processes, SCP and SFTP by asyncssh's
-    servers on ``sftp``; tells its connection when the channel closes (``closed``)."""
+class _CountedProcess(asyncssh.SSHServerProcess[bytes]):
+    """A session (exec, shell, SCP, SFTP) that tells its connection when its channel closes."""
 
-    def __init__(self, closed: Any, cli: _CliExec, process: Any, sftp: Any) -> None:
-        super().__init__(process, sftp, MIN_SFTP_VERSION, True)
+    def __init__(self, closed: Any, *args: Any) -> None:
+        super().__init__(*args)
         self._closed = closed
-        self._cli = cli
-
-    def session_started(self) -> None:
-        command = self.channel.get_command()
-        if command is None or command.startswith("scp ") or bulk_handler(command) is not None:
-            super().session_started()
-        else:
-            self._cli.answer(self, command)
 
     def connection_lost(self, exc: Exception | None) -> None:
         closed, self._closed = self._closed, None
         if closed is not None:
             closed()
         super().connection_lost(exc)
-
-
-@dataclass(frozen=True)
-class _CliExec:
-    """What a device's CLI exec requests need: the device, its limits, the counts."""
-
-    device: Device
-    limits: Limits
-    counts: SshCounts
-
-    def answer(self, session: _DeviceSession, command: str) -> None:
-        self.counts.execs += 1
-        run = ExecRun(command, cli_session(session.channel, self.device, self.limits),
-                      self.limits)
-        answer_exec(session, run, self.device.processing_delay, self.device.hostname)
 
 
 class LoginBanner:
@@ -301,6 +277,52 @@ def _same(a: str, b: str) -> bool:
     return hmac.compare_digest(a.encode(), b.encode())
 
 
+async def _run_exec(process: asyncssh.SSHServerProcess[bytes], session: CliSession,
+                    delay: float, limits: Limits) -> int:
+    """Newline-separated commands, run in order; exit status 0 if every one succeeded.
+
+    At most ``limits.max_commands`` commands (more: refused, none run) and
+    ``limits.max_request_output`` bytes of output (the command that would go over is refused
+    and the rest not run). Output goes out a chunk at a time, each when the client's window
+    has taken the one before: a client that stops reading stops the output."""
+    lines = (process.command or "").replace("\r\n", "\n").split("\n")
+    commands = sum(1 for line in lines if line.strip())
+    if commands > limits.max_commands:
+        await write_reply(process.stdout, Reply(
+            f"% Too many commands in one request: {commands} (limit {limits.max_commands})\n"))
+        return 1
+    failed = False
+    sent = 0
+    for line in lines:
+        if line.strip() and delay:
+            await asyncio.sleep(delay)
+        reply = session.execute(line)
+        if sent + reply.size > limits.max_request_output:
+            reply = session.too_long(sent + reply.size, limits.max_request_output,
+                                     "per request")
+            await write_reply(process.stdout, reply)
+            return 1
+        sent += reply.size
+        failed |= not reply.ok
+        await write_reply(process.stdout, reply)
+        if reply.close:
+            break
+    await process.stdout.drain()
+    return 1 if failed else 0
+
+
+async def write_reply(stdout: asyncssh.SSHWriter[bytes], reply: Reply) -> None:
+    """Write a reply's output, waiting for the channel to take each chunk but the last (a short
+    reply is one write, as before: it goes out with whatever follows it)."""
+    chunks = reply.chunks()
+    chunk = next(chunks, None)
+    while chunk is not None:
+        stdout.write(chunk.encode("ascii", "replace"))
+        chunk = next(chunks, None)
+        if chunk is not None:
+            await stdout.drain()
+
+
 def _who(process: asyncssh.SSHServerProcess[bytes]) -> dict[str, str]:
     """The user and peer address of an SSH session (for ``show users``)."""
     return {"user": str(process.get_extra_info("username") or ""),
@@ -314,17 +336,21 @@ def _process_factory(device: Device, limits: Limits, login_privilege: int,
     async def handle(process: asyncssh.SSHServerProcess[bytes]) -> None:
         status = 0
         try:
-            # The exec requests that come here are the throughput sink and source (the CLI's are
-            # answered by _DeviceSession).
-            bulk = bulk_handler(process.command) if process.command is not None else None
-            if bulk is not None:
+            if process.command is not None:
                 counts.execs += 1
-                done = await bulk(process)
-                counts.sink_bytes += done.received
-                counts.source_bytes += done.sent
-                status = done.status
-                if done.window is not None:
-                    device.ssh_windows.add(done.window, done.sent)
+                bulk = bulk_handler(process.command)
+                if bulk is not None:  # the throughput sink or source, not the CLI
+                    done = await bulk(process)
+                    counts.sink_bytes += done.received
+                    counts.source_bytes += done.sent
+                    status = done.status
+                    if done.window is not None:
+                        device.ssh_windows.add(done.window, done.sent)
+                else:
+                    session = CliSession(device, mode=Mode.PRIV, max_line=limits.max_line,
+                                         max_output=limits.max_output, **_who(process))
+                    status = await _run_exec(process, session, device.processing_delay,
+                                             limits)
             else:
                 counts.shells += 1
                 if process.get_terminal_type() is not None:
@@ -332,11 +358,11 @@ def _process_factory(device: Device, limits: Limits, login_privilege: int,
                 session = CliSession(device, mode=shell_mode, max_line=limits.max_line,
                                      max_output=limits.max_output, **_who(process))
                 await run_shell(process, session, device.processing_delay)
-        except PEER_GONE as exc:
+        except _PEER_GONE as exc:
             log.info("%s ssh: client went away mid-output (%s)", device.hostname,
                      type(exc).__name__)
             return
-        with contextlib.suppress(*PEER_GONE):  # the client may have closed first
+        with contextlib.suppress(*_PEER_GONE):  # the client may have closed first
             process.exit(status)
 
     return handle
@@ -364,7 +390,6 @@ async def listen_ssh(
     admission = Admission(limits)
     throttle = AuthThrottle(limits)
     process = _process_factory(device, limits, level, counts)
-    cli = _CliExec(device, limits, counts)
     sftp = sftp_factory(device.files)
     algorithms = ssh.algorithms
     # Each list the options leave open is the platform's, as its real image offers it.
@@ -381,12 +406,11 @@ async def listen_ssh(
         port,
         server_host_keys=[host_key],
         # Sessions come from _DeviceSSHServer.session_requested (it counts them per connection):
-        # CLI exec requests to ``cli``, shells and the bulk sink and source to ``process``; SCP
-        # ("scp -t"/"scp -f" exec requests) and the "sftp" subsystem to ``sftp``, on the
-        # device's file system.
+        # exec requests and shells to ``process``; SCP ("scp -t"/"scp -f" exec requests) and
+        # the "sftp" subsystem to ``sftp``, on the device's file system.
         server_factory=lambda: _DeviceSSHServer(device, credentials, limits, authorized,
                                                 admission, throttle, connections, counts,
-                                                cli, process, sftp, banner),
+                                                process, sftp, banner),
         encoding=None,
         line_editor=False,
         allow_pty=True,
