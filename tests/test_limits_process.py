@@ -6,16 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import re
 import resource
 import socket
-import ssl
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from contextlib import ExitStack
 from pathlib import Path
 
 import asyncssh
@@ -24,74 +20,9 @@ import pytest
 from mgmtbench.emulator import EmulatorOptions, Limits
 from mgmtbench.emulator.server import open_files_needed
 from mgmtbench.loopthread import new_event_loop
+from tests.serve_support import Served, serve, tls
 
 CREDENTIALS = ("admin", "admin")  # `mgmtbench serve`'s defaults
-
-
-@dataclass
-class Served:
-    process: subprocess.Popen[bytes]
-    ssh_port: int
-    https_port: int
-    context: ssl.SSLContext
-
-    def rss_kib(self) -> int:
-        status = Path(f"/proc/{self.process.pid}/status").read_text()
-        found = re.search(r"^VmRSS:\s+(\d+) kB", status, re.M)
-        assert found is not None
-        return int(found.group(1))
-
-    def settled_rss_kib(self, seconds: float = 1.5) -> int:
-        time.sleep(seconds)
-        return self.rss_kib()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextmanager
-def serve(tmp_path: Path, *flags: str, open_files: int | None = None) -> Iterator[Served]:
-    """``mgmtbench serve`` on two free loopback ports (``open_files``: its RLIMIT_NOFILE)."""
-    ssh_port, https_port = _free_port(), _free_port()
-
-    def limit() -> None:
-        if open_files is not None:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
-
-    with (tmp_path / "serve.log").open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "mgmtbench.cli", "serve", "--ssh-port", str(ssh_port),
-             "--https-port", str(https_port), "--state-dir", str(tmp_path / "state"), *flags],
-            stdout=subprocess.DEVNULL, stderr=log, preexec_fn=limit)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                for port in (ssh_port, https_port):
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert process.poll() is None, (tmp_path / "serve.log").read_text()
-                assert time.monotonic() < deadline, "mgmtbench serve did not start"
-                time.sleep(0.2)
-        context = ssl.create_default_context(cafile=str(tmp_path / "state" / "tls" / "ca.pem"))
-        yield Served(process, ssh_port, https_port, context)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-def tls(served: Served, source: str = "127.0.0.1") -> ssl.SSLSocket:
-    raw = socket.create_connection(("127.0.0.1", served.https_port), timeout=10,
-                                   source_address=(source, 0))
-    return served.context.wrap_socket(raw, server_hostname="127.0.0.1")
 
 
 def test_output_nobody_reads_is_not_made(tmp_path: Path) -> None:

@@ -9,20 +9,16 @@ measured; without the trim it stayed where they had taken it, +38 MiB)."""
 from __future__ import annotations
 
 import asyncio
-import re
 import socket
-import ssl
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
 from mgmtbench.emulator import memtrim
 from mgmtbench.emulator.memtrim import MemoryTrimmer, TrimPolicy, malloc_trim
+from tests.serve_support import Served, serve, tls
 
 
 class Script:
@@ -115,90 +111,43 @@ SSH_CONNECTIONS = 100
 BACK_WITHIN_KIB = 10 * 1024  # measured: +5 MiB with the trim, +38 MiB without
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _rss_kib(pid: int) -> int:
-    found = re.search(r"^VmRSS:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text(), re.M)
-    assert found is not None
-    return int(found.group(1))
-
-
-def _settled_rss(pid: int) -> int:
+def _settled_rss(served: Served) -> int:
     """The RSS once it stops moving (two looks 0.5 s apart within 256 KiB; at most 5 s)."""
-    last = _rss_kib(pid)
+    last = served.rss_kib()
     for _ in range(10):
         time.sleep(0.5)
-        now = _rss_kib(pid)
+        now = served.rss_kib()
         if abs(now - last) < 256:
             return now
         last = now
     return last
 
 
-@contextmanager
-def _serve(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int, int]]:
-    ssh_port, https_port = _free_port(), _free_port()
-    with (tmp_path / "serve.log").open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "mgmtbench.cli", "serve", "--ssh-port", str(ssh_port),
-             "--https-port", str(https_port), "--state-dir", str(tmp_path / "state"),
-             "--max-startups", "500:100:500", "--max-startups-per-source", "500"],
-            stdout=subprocess.DEVNULL, stderr=log)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                for port in (ssh_port, https_port):
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert process.poll() is None, (tmp_path / "serve.log").read_text()
-                assert time.monotonic() < deadline, "mgmtbench serve did not start"
-                time.sleep(0.2)
-        yield process, ssh_port, https_port
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 def test_rss_comes_back_after_many_connections_close(tmp_path: Path) -> None:
-    with _serve(tmp_path) as (process, ssh_port, https_port):
-        context = ssl.create_default_context(cafile=str(tmp_path / "state" / "tls" / "ca.pem"))
-
-        def tls(source: str) -> ssl.SSLSocket:
-            raw = socket.create_connection(("127.0.0.1", https_port), timeout=10,
-                                           source_address=(source, 0))
-            return context.wrap_socket(raw, server_hostname="127.0.0.1")
+    with serve(tmp_path, "--max-startups", "500:100:500",
+               "--max-startups-per-source", "500") as served:
 
         def ssh() -> socket.socket:
-            sock = socket.create_connection(("127.0.0.1", ssh_port), timeout=10)
+            sock = socket.create_connection(("127.0.0.1", served.ssh_port), timeout=10)
             sock.sendall(b"SSH-2.0-memtrim\r\n")
             assert sock.recv(256).startswith(b"SSH-2.0-")  # set up on the server's side
             return sock
 
         with ExitStack() as warm:  # one-off costs of the first connections (TLS, SSH)
             for _ in range(2):
-                warm.enter_context(tls("127.0.0.1"))
+                warm.enter_context(tls(served))
                 warm.enter_context(ssh())
-        before = _settled_rss(process.pid)
+        before = _settled_rss(served)
         with ExitStack() as stack:
             for source in SOURCES:
                 for _ in range(TLS_PER_SOURCE):
-                    stack.enter_context(tls(source))
+                    stack.enter_context(tls(served, source))
             for _ in range(SSH_CONNECTIONS):
                 stack.enter_context(ssh())
-            held = _settled_rss(process.pid)
+            held = _settled_rss(served)
         # The trim follows within two polls of the last close: wait for it, boundedly.
         deadline = time.monotonic() + 20
-        while (after := _settled_rss(process.pid)) - before > BACK_WITHIN_KIB:
+        while (after := _settled_rss(served)) - before > BACK_WITHIN_KIB:
             if time.monotonic() > deadline:
                 break
     print(f"RSS before {before} KiB, held {held} KiB, after close {after} KiB")
