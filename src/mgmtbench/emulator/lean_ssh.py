@@ -16,33 +16,46 @@ left out of the emulator's connections (:func:`lean_connection`).
   sshd_config file). The emulator gives it no such file, so every reload gives the options it
   already has, and costs ~0.25 ms of CPU and two thread hand-offs per login.
 
-Both hook names asyncssh calls on the connection object itself, which is not public API: where a
+- asyncssh formats the arguments of each of its log messages before the level is checked (7
+  per exec), and each packet's name and size for a packet log that prints only at its debug
+  level 3: the emulator's connections check the level first.
+
+These hook names asyncssh calls on the connection object itself, which is not public API: where a
 later asyncssh works otherwise, the connection simply does that work again (nothing breaks).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Callable
 from typing import Any
 
 import asyncssh
 from asyncssh.constants import MSG_IGNORE
+from asyncssh.logging import SSHLogger
 from asyncssh.packet import String
 
 _EMPTY = (String(b""),)
 #: Packets from this size on are written at once (after what is gathered), not copied.
 _GATHER_BELOW = 8192
+_ASYNCSSH_LOG = logging.getLogger("asyncssh")
 
 
-def lean_connection(conn: asyncssh.SSHServerConnection) -> None:
+def lean_connection(conn: asyncssh.SSHServerConnection) -> Callable[[], None]:
     """Make ``conn``, just accepted by a listener started without an sshd_config (``config``),
     skip asyncssh's empty ``SSH_MSG_IGNORE`` packets and its per-login reload of that config, and
     write the small packets of one event-loop turn together. Any other packet, an
-    ``SSH_MSG_IGNORE`` with data included, goes out as before."""
+    ``SSH_MSG_IGNORE`` with data included, goes out as before.
+
+    Returns ``send_now()``, which writes what has been gathered at once instead of at the end of
+    the turn: for a packet the client should have before the server goes on working."""
     send = conn.send_packet
     transport: asyncio.Transport | None = getattr(conn, "_transport", None)
+    send_now = _nothing
     if transport is not None:
-        conn._send = _gathering_writer(transport)  # type: ignore[method-assign]
+        write, send_now = _gathering_writer(transport)
+        conn._send = write  # type: ignore[method-assign,assignment]
 
     def send_packet(pkttype: int, *args: bytes, **kwargs: Any) -> None:
         if pkttype == MSG_IGNORE and args == _EMPTY:
@@ -54,13 +67,31 @@ def lean_connection(conn: asyncssh.SSHServerConnection) -> None:
 
     conn.send_packet = send_packet  # type: ignore[method-assign]
     conn.reload_config = reload_config  # type: ignore[method-assign]
+    quiet_logging(conn)
+    return send_now
 
 
-def _gathering_writer(transport: asyncio.Transport) -> Any:
-    """A replacement for the connection's ``_send(data)`` (asyncssh's only socket write): small
-    writes are held until the end of the loop's turn, then written in one call. The transport
-    is held here: asyncssh drops its own reference as it closes, after scheduling the abort,
-    which runs after the write scheduled before it."""
+def quiet_logging(conn: asyncssh.SSHServerConnection) -> None:
+    """Format asyncssh's log lines for ``conn`` and its channels only when they are printed:
+    asyncssh formats a message's arguments before the level is checked, and every packet's
+    name and size for a packet log that prints at its debug level 3 only."""
+    conn.logger.__class__ = _QuietLogger  # its channels' loggers are its children: quiet too
+    if not _ASYNCSSH_LOG.isEnabledFor(logging.DEBUG):
+        conn.log_sent_packet = _no_packet_log  # type: ignore[method-assign]
+        conn.log_received_packet = _no_packet_log  # type: ignore[method-assign]
+
+
+def _nothing() -> None:
+    """Nothing gathered, nothing to write."""
+
+
+def _gathering_writer(transport: asyncio.Transport) -> tuple[Callable[[bytes], None],
+                                                              Callable[[], None]]:
+    """A replacement for the connection's ``_send(data)`` (asyncssh's only socket write), and
+    its ``flush()``: small writes are held until the end of the loop's turn (or a call of
+    ``flush``), then written in one call. The transport is held here: asyncssh drops its own
+    reference as it closes, after scheduling the abort, which runs after the write scheduled
+    before it."""
     loop = asyncio.get_running_loop()
     pending: list[bytes] = []
 
@@ -83,4 +114,17 @@ def _gathering_writer(transport: asyncio.Transport) -> Any:
         if len(data) >= _GATHER_BELOW:
             flush()  # what was gathered, then this, in order
 
-    return write
+    return write, flush
+
+
+class _QuietLogger(SSHLogger):
+    """asyncssh's logger, checking the level before it formats a message's arguments."""
+
+    def log(self, level: int, msg: object, *args: Any, **kwargs: Any) -> None:
+        """Log ``msg`` if ``level`` is printed."""
+        if self.isEnabledFor(level):
+            super().log(level, msg, *args, **kwargs)
+
+
+def _no_packet_log(*args: Any, **kwargs: Any) -> None:
+    """asyncssh's per-packet log line when its debug level is off: nothing."""

@@ -6,12 +6,11 @@ system (:mod:`.sftp`); the algorithms and login methods offered come from
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hmac
 import logging
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,9 +27,11 @@ from mgmtbench.emulator.guard import Admission, AuthThrottle, source_of
 from mgmtbench.emulator.identity import login_banner
 from mgmtbench.emulator.lean_ssh import lean_connection
 from mgmtbench.emulator.options import AUTH_METHODS, Credentials, Limits, SshServerOptions
-from mgmtbench.emulator.session import CliSession, Mode, Reply
+from mgmtbench.emulator.session import CliSession, Mode
 from mgmtbench.emulator.sftp import sftp_factory
 from mgmtbench.emulator.shell import run_shell
+from mgmtbench.emulator.ssh_channel import device_channel
+from mgmtbench.emulator.ssh_exec import PEER_GONE, CliExec, DeviceSession
 from mgmtbench.emulator.transcripts import LOGIN_PRIVILEGES
 from mgmtbench.errors import UsageError
 
@@ -40,9 +41,6 @@ log = logging.getLogger("mgmtbench.emulator")
 # cryptography package marks deprecated on every use: the device offers it, so the emulator
 # does, without a warning per connection.
 warnings.filterwarnings("ignore", message="Diffie-Hellman over finite fields")
-
-_PEER_GONE = (BrokenPipeError, ConnectionError, asyncssh.Error)
-
 
 @dataclass
 class SshCounts:
@@ -61,6 +59,10 @@ class SshCounts:
     auth_failures: int = 0  # failed password and keyboard-interactive logins
     refused_channels: int = 0  # session channels over ``Limits.max_channels``
 
+    def count_exec(self) -> None:
+        """One more exec request."""
+        self.execs += 1
+
 
 class _DeviceSSHServer(asyncssh.SSHServer):
     """Admission, authentication and session limits for one connection to a device."""
@@ -68,7 +70,7 @@ class _DeviceSSHServer(asyncssh.SSHServer):
     def __init__(self, device: Device, credentials: Credentials, limits: Limits,
                  authorized: Sequence[asyncssh.SSHKey], admission: Admission,
                  throttle: AuthThrottle, connections: set[asyncssh.SSHServerConnection],
-                 counts: SshCounts, process: Any, sftp: Any,
+                 counts: SshCounts, cli: CliExec, process: Any, sftp: Any,
                  banner: LoginBanner | None = None) -> None:
         self._device = device
         self._banner = banner
@@ -79,6 +81,7 @@ class _DeviceSSHServer(asyncssh.SSHServer):
         self._throttle = throttle
         self._connections = connections
         self._conn: asyncssh.SSHServerConnection | None = None
+        self._send_now: Callable[[], None] = _nothing
         self._peer = "?"
         self._source = "?"
         self._admitted = False
@@ -86,6 +89,7 @@ class _DeviceSSHServer(asyncssh.SSHServer):
         self._failures = 0
         self._channels = 0
         self._counts = counts
+        self._cli = cli
         self._process = process
         self._sftp = sftp
 
@@ -105,7 +109,8 @@ class _DeviceSSHServer(asyncssh.SSHServer):
         self._counts.connections += 1
         self._conn = conn
         self._connections.add(conn)
-        lean_connection(conn)  # as a device: no SSH_MSG_IGNORE packets, no sshd_config reloads
+        # As a device: no SSH_MSG_IGNORE packets, no sshd_config reloads.
+        self._send_now = lean_connection(conn)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._admitted:
@@ -179,9 +184,14 @@ class _DeviceSSHServer(asyncssh.SSHServer):
                 asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED,
                 f"Too many sessions on this connection (limit {self._limits.max_channels})")
         self._channels += 1
-        channel = self._conn.create_server_channel(encoding=None)
-        return channel, _CountedProcess(self._channel_closed, self._process, self._sftp,
-                                        MIN_SFTP_VERSION, True)
+        return device_channel(self._conn), DeviceSession(
+            self._cli, self._new_process, self._channel_closed, self._send_now)
+
+    def _new_process(self) -> asyncssh.SSHServerProcess[bytes]:
+        """An asyncssh process for a session that is not a CLI exec (a shell, the bulk sink or
+        source, SCP, SFTP)."""
+        return _CountedProcess(self._channel_closed, self._process, self._sftp,
+                               MIN_SFTP_VERSION, True)
 
     def _channel_closed(self) -> None:
         self._channels -= 1
@@ -277,50 +287,13 @@ def _same(a: str, b: str) -> bool:
     return hmac.compare_digest(a.encode(), b.encode())
 
 
-async def _run_exec(process: asyncssh.SSHServerProcess[bytes], session: CliSession,
-                    delay: float, limits: Limits) -> int:
-    """Newline-separated commands, run in order; exit status 0 if every one succeeded.
-
-    At most ``limits.max_commands`` commands (more: refused, none run) and
-    ``limits.max_request_output`` bytes of output (the command that would go over is refused
-    and the rest not run). Output goes out a chunk at a time, each when the client's window
-    has taken the one before: a client that stops reading stops the output."""
-    lines = (process.command or "").replace("\r\n", "\n").split("\n")
-    commands = sum(1 for line in lines if line.strip())
-    if commands > limits.max_commands:
-        await write_reply(process.stdout, Reply(
-            f"% Too many commands in one request: {commands} (limit {limits.max_commands})\n"))
-        return 1
-    failed = False
-    sent = 0
-    for line in lines:
-        if line.strip() and delay:
-            await asyncio.sleep(delay)
-        reply = session.execute(line)
-        if sent + reply.size > limits.max_request_output:
-            reply = session.too_long(sent + reply.size, limits.max_request_output,
-                                     "per request")
-            await write_reply(process.stdout, reply)
-            return 1
-        sent += reply.size
-        failed |= not reply.ok
-        await write_reply(process.stdout, reply)
-        if reply.close:
-            break
-    await process.stdout.drain()
-    return 1 if failed else 0
+def _nothing() -> None:
+    """Nothing to send."""
 
 
-async def write_reply(stdout: asyncssh.SSHWriter[bytes], reply: Reply) -> None:
-    """Write a reply's output, waiting for the channel to take each chunk but the last (a short
-    reply is one write, as before: it goes out with whatever follows it)."""
-    chunks = reply.chunks()
-    chunk = next(chunks, None)
-    while chunk is not None:
-        stdout.write(chunk.encode("ascii", "replace"))
-        chunk = next(chunks, None)
-        if chunk is not None:
-            await stdout.drain()
+def _is_cli(command: str) -> bool:
+    """Whether an exec request is for the device's CLI (not the bulk sink or source, not SCP)."""
+    return bulk_handler(command) is None and not command.startswith("scp ")
 
 
 def _who(process: asyncssh.SSHServerProcess[bytes]) -> dict[str, str]:
@@ -334,23 +307,19 @@ def _process_factory(device: Device, limits: Limits, login_privilege: int,
     shell_mode = Mode.PRIV if login_privilege == 15 else Mode.USER
 
     async def handle(process: asyncssh.SSHServerProcess[bytes]) -> None:
+        # CLI exec requests are answered by DeviceSession (ssh_exec): what comes here is a shell
+        # or the throughput sink or source.
         status = 0
         try:
-            if process.command is not None:
+            bulk = bulk_handler(process.command) if process.command is not None else None
+            if bulk is not None:
                 counts.execs += 1
-                bulk = bulk_handler(process.command)
-                if bulk is not None:  # the throughput sink or source, not the CLI
-                    done = await bulk(process)
-                    counts.sink_bytes += done.received
-                    counts.source_bytes += done.sent
-                    status = done.status
-                    if done.window is not None:
-                        device.ssh_windows.add(done.window, done.sent)
-                else:
-                    session = CliSession(device, mode=Mode.PRIV, max_line=limits.max_line,
-                                         max_output=limits.max_output, **_who(process))
-                    status = await _run_exec(process, session, device.processing_delay,
-                                             limits)
+                done = await bulk(process)
+                counts.sink_bytes += done.received
+                counts.source_bytes += done.sent
+                status = done.status
+                if done.window is not None:
+                    device.ssh_windows.add(done.window, done.sent)
             else:
                 counts.shells += 1
                 if process.get_terminal_type() is not None:
@@ -358,11 +327,11 @@ def _process_factory(device: Device, limits: Limits, login_privilege: int,
                 session = CliSession(device, mode=shell_mode, max_line=limits.max_line,
                                      max_output=limits.max_output, **_who(process))
                 await run_shell(process, session, device.processing_delay)
-        except _PEER_GONE as exc:
+        except PEER_GONE as exc:
             log.info("%s ssh: client went away mid-output (%s)", device.hostname,
                      type(exc).__name__)
             return
-        with contextlib.suppress(*_PEER_GONE):  # the client may have closed first
+        with contextlib.suppress(*PEER_GONE):  # the client may have closed first
             process.exit(status)
 
     return handle
@@ -390,6 +359,7 @@ async def listen_ssh(
     admission = Admission(limits)
     throttle = AuthThrottle(limits)
     process = _process_factory(device, limits, level, counts)
+    cli = CliExec(device, limits, counts.count_exec, _is_cli)
     sftp = sftp_factory(device.files)
     algorithms = ssh.algorithms
     # Each list the options leave open is the platform's, as its real image offers it.
@@ -406,11 +376,12 @@ async def listen_ssh(
         port,
         server_host_keys=[host_key],
         # Sessions come from _DeviceSSHServer.session_requested (it counts them per connection):
-        # exec requests and shells to ``process``; SCP ("scp -t"/"scp -f" exec requests) and
-        # the "sftp" subsystem to ``sftp``, on the device's file system.
+        # CLI exec requests to ``cli`` (answered by ssh_exec.DeviceSession), shells and the bulk
+        # sink and source to ``process``; SCP ("scp -t"/"scp -f" exec requests) and the "sftp"
+        # subsystem to ``sftp``, on the device's file system.
         server_factory=lambda: _DeviceSSHServer(device, credentials, limits, authorized,
                                                 admission, throttle, connections, counts,
-                                                process, sftp, banner),
+                                                cli, process, sftp, banner),
         encoding=None,
         line_editor=False,
         allow_pty=True,

@@ -1,0 +1,74 @@
+"""A device's SSH session channel: asyncssh's, less the work a device does not do per channel.
+
+- The open is confirmed in the loop turn the request arrives in. asyncssh starts a task for every
+  open (the session may be a coroutine), so its confirmation waited a turn or two; a device's
+  session is never one.
+- Packets are not formatted for asyncssh's debug log unless that log prints them (asyncssh
+  formats every packet's name and size, then drops the line at the default level).
+- The channel can be handed to another session (:meth:`DeviceChannel.hand_over`): a device's
+  session answers CLI exec requests itself and gives the channel to an asyncssh process for
+  anything else (:mod:`.ssh_exec`).
+
+Beyond asyncssh's public API this uses the attributes its own ``process_open`` sets and the
+channel's ``_session``; asyncssh's version is pinned in the lock, and
+``tests/test_ssh_exec.py`` checks each path against a real client.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import asyncssh
+
+#: asyncssh's logger: packets are formatted for it only when it prints debug lines.
+_ASYNCSSH_LOG = logging.getLogger("asyncssh")
+
+
+class DeviceChannel(asyncssh.SSHServerChannel[bytes]):
+    """A server session channel for :class:`asyncssh.SSHServerSession` objects (see the module
+    docstring); made by :func:`device_channel`."""
+
+    def process_open(self, send_chan: int, send_window: int, send_pktsize: int,
+                     session: Any) -> None:
+        """Confirm the open and start ``session`` on the channel now (a coroutine: asyncssh's
+        way, from a task)."""
+        if not isinstance(session, asyncssh.SSHServerSession):
+            super().process_open(send_chan, send_window, send_pktsize, session)
+            return
+        conn = self._conn
+        assert conn is not None
+        assert self._recv_chan is not None
+        self._send_chan = send_chan
+        self._send_window = send_window
+        self._send_pktsize = send_pktsize
+        self._session = session
+        conn.send_channel_open_confirmation(send_chan, self._recv_chan, self._recv_window,
+                                            self._recv_pktsize)
+        self._send_state = "open"
+        self._recv_state = "open"
+        session.connection_made(self)
+
+    def hand_over(self, session: asyncssh.SSHServerSession[bytes]) -> None:
+        """Give the channel to ``session``, already told of it (``connection_made``): requests,
+        data, EOF and the close go to it from now on."""
+        self._session = session
+
+    def log_sent_packet(self, *args: Any, **kwargs: Any) -> None:
+        """asyncssh's log line for a sent packet, if its logger prints debug lines."""
+        if _ASYNCSSH_LOG.isEnabledFor(logging.DEBUG):
+            super().log_sent_packet(*args, **kwargs)
+
+    def log_received_packet(self, *args: Any, **kwargs: Any) -> None:
+        """asyncssh's log line for a received packet, if its logger prints debug lines."""
+        if _ASYNCSSH_LOG.isEnabledFor(logging.DEBUG):
+            super().log_received_packet(*args, **kwargs)
+
+
+def device_channel(conn: asyncssh.SSHServerConnection) -> DeviceChannel:
+    """A new session channel on ``conn``, with the options ``conn`` was accepted with."""
+    chan = conn.create_server_channel(encoding=None)
+    # asyncssh builds the channel from the listener's options, which are the connection's
+    # private state: build it that way, then make it ours (DeviceChannel adds only methods).
+    chan.__class__ = DeviceChannel
+    return chan  # type: ignore[return-value]
