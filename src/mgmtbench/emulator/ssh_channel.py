@@ -5,6 +5,10 @@
   session is never one.
 - Packets are not formatted for asyncssh's debug log unless that log prints them (asyncssh
   formats every packet's name and size, then drops the line at the default level).
+- The channel tells its connection it is gone as soon as the client's close is processed
+  (``released``), as a device frees a session slot: asyncssh tells the session a turn later, so
+  a client that opened its next channel right after closing one could be refused at the
+  per-connection limit.
 - The channel can be handed to another session (:meth:`DeviceChannel.hand_over`): a device's
   session answers CLI exec requests itself and gives the channel to an asyncssh process for
   anything else (:mod:`.ssh_exec`).
@@ -17,9 +21,12 @@ channel's ``_session``; asyncssh's version is pinned in the lock, and
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import asyncssh
+from asyncssh.constants import MSG_CHANNEL_CLOSE
+from asyncssh.packet import SSHPacket
 
 #: asyncssh's logger: packets are formatted for it only when it prints debug lines.
 _ASYNCSSH_LOG = logging.getLogger("asyncssh")
@@ -28,6 +35,17 @@ _ASYNCSSH_LOG = logging.getLogger("asyncssh")
 class DeviceChannel(asyncssh.SSHServerChannel[bytes]):
     """A server session channel for :class:`asyncssh.SSHServerSession` objects (see the module
     docstring); made by :func:`device_channel`."""
+
+    _released: Callable[[], None] | None = None
+
+    def process_packet(self, pkttype: int, pktid: int, packet: SSHPacket) -> Any:
+        """Process a packet for this channel; after the client's close, release the channel."""
+        result = super().process_packet(pkttype, pktid, packet)
+        if pkttype == MSG_CHANNEL_CLOSE:
+            released, self._released = self._released, None
+            if released is not None:
+                released()
+        return result
 
     def process_open(self, send_chan: int, send_window: int, send_pktsize: int,
                      session: Any) -> None:
@@ -65,10 +83,14 @@ class DeviceChannel(asyncssh.SSHServerChannel[bytes]):
             super().log_received_packet(*args, **kwargs)
 
 
-def device_channel(conn: asyncssh.SSHServerConnection) -> DeviceChannel:
-    """A new session channel on ``conn``, with the options ``conn`` was accepted with."""
+def device_channel(conn: asyncssh.SSHServerConnection,
+                   released: Callable[[], None]) -> DeviceChannel:
+    """A new session channel on ``conn``, with the options ``conn`` was accepted with;
+    ``released()`` is called once, when the client's close has been processed."""
     chan = conn.create_server_channel(encoding=None)
     # asyncssh builds the channel from the listener's options, which are the connection's
-    # private state: build it that way, then make it ours (DeviceChannel adds only methods).
+    # private state: build it that way, then make it ours (DeviceChannel adds methods only).
     chan.__class__ = DeviceChannel
-    return chan  # type: ignore[return-value]
+    assert isinstance(chan, DeviceChannel)
+    chan._released = released
+    return chan

@@ -90,15 +90,15 @@ class CliExec:
 
 class DeviceSession(asyncssh.SSHServerSession[bytes]):
     """One session channel of a device: CLI exec requests answered here (see the module
-    docstring), anything else handed to the asyncssh process ``make_process()`` returns.
-    ``closed`` is called once, when the channel closes."""
+    docstring), anything else handed to the asyncssh process ``make_process()`` returns;
+    ``send_now()`` writes the packets gathered so far
+    (:func:`~mgmtbench.emulator.lean_ssh.lean_connection`)."""
 
     def __init__(self, cli: CliExec, make_process: Callable[[], Any],
-                 closed: Callable[[], None], send_now: Callable[[], None]) -> None:
+                 send_now: Callable[[], None]) -> None:
         self._cli = cli
         self._send_now = send_now
         self._make_process = make_process
-        self._closed: Callable[[], None] | None = closed
         self._chan: DeviceChannel | None = None
         self._command = ""
         self._writable = asyncio.Event()
@@ -111,7 +111,6 @@ class DeviceSession(asyncssh.SSHServerSession[bytes]):
         process = self._make_process()
         process.connection_made(self._chan)
         self._chan.hand_over(process)
-        self._closed = None  # the process reports the close from here on
         return process
 
     def shell_requested(self) -> bool:
@@ -204,11 +203,8 @@ class DeviceSession(asyncssh.SSHServerSession[bytes]):
         return True
 
     def connection_lost(self, exc: Exception | None) -> None:
-        """The channel closed: a task waiting to write finds it closed; the count goes down."""
+        """The channel closed: a task waiting to write finds it closed."""
         self._writable.set()
-        closed, self._closed = self._closed, None
-        if closed is not None:
-            closed()
 
 
 def _one_chunk(reply: Reply) -> bool:

@@ -184,31 +184,16 @@ class _DeviceSSHServer(asyncssh.SSHServer):
                 asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED,
                 f"Too many sessions on this connection (limit {self._limits.max_channels})")
         self._channels += 1
-        return device_channel(self._conn), DeviceSession(
-            self._cli, self._new_process, self._channel_closed, self._send_now)
+        return (device_channel(self._conn, self._channel_closed),
+                DeviceSession(self._cli, self._new_process, self._send_now))
 
     def _new_process(self) -> asyncssh.SSHServerProcess[bytes]:
         """An asyncssh process for a session that is not a CLI exec (a shell, the bulk sink or
         source, SCP, SFTP)."""
-        return _CountedProcess(self._channel_closed, self._process, self._sftp,
-                               MIN_SFTP_VERSION, True)
+        return asyncssh.SSHServerProcess(self._process, self._sftp, MIN_SFTP_VERSION, True)
 
     def _channel_closed(self) -> None:
         self._channels -= 1
-
-
-class _CountedProcess(asyncssh.SSHServerProcess[bytes]):
-    """A session (exec, shell, SCP, SFTP) that tells its connection when its channel closes."""
-
-    def __init__(self, closed: Any, *args: Any) -> None:
-        super().__init__(*args)
-        self._closed = closed
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        closed, self._closed = self._closed, None
-        if closed is not None:
-            closed()
-        super().connection_lost(exc)
 
 
 class LoginBanner:
