@@ -110,7 +110,7 @@ class PeerServer:
     http: httpx.AsyncClient | None = None
 
     def cpu_seconds(self) -> float:
-        return procfs.cpu_seconds(self.process.pid)
+        return procfs.threads_cpu_seconds(self.process.pid)
 
     async def connect(self) -> asyncssh.SSHClientConnection:
         return await asyncssh.connect("127.0.0.1", self.ssh_port, username=USERNAME,

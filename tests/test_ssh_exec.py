@@ -35,7 +35,8 @@ def test_short_long_short_in_one_request(ios: DeviceEndpoint) -> None:
                                   encoding=None)
 
     result = asyncio.run(go())
-    out = bytes(result.stdout or b"")
+    out = result.stdout
+    assert isinstance(out, bytes)
     first = clock(ios).encode()
     assert result.exit_status == 0
     assert len(out) == 2 * len(first) + size

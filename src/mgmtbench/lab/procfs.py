@@ -38,6 +38,24 @@ def cpu_seconds(pid: int) -> float:
         raise ValueError(f"/proc/{pid}/stat: too few fields") from None
 
 
+def threads_cpu_seconds(pid: int) -> float:
+    """CPU time of ``pid``'s live threads at nanosecond resolution (``/proc/PID/task/*/
+    schedstat``), where :func:`cpu_seconds` counts clock ticks (10 ms): for differences over
+    short runs of a process whose threads live through them (an exited thread's time leaves
+    the sum). :func:`cpu_seconds` where the kernel keeps no schedstat."""
+    if not (PROC / str(pid) / "schedstat").exists():
+        return cpu_seconds(pid)  # OSError if the process is gone
+    total = 0
+    for task in (PROC / str(pid) / "task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except FileNotFoundError:  # the thread exited meanwhile
+            continue
+        except IndexError:
+            raise ValueError(f"{task}/schedstat: no fields") from None
+    return total / 1e9
+
+
 def rss_bytes(pid: int) -> int:
     """Resident memory of ``pid`` (``/proc/PID/statm``)."""
     fields = (PROC / str(pid) / "statm").read_text().split()
