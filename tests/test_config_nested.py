@@ -160,6 +160,19 @@ def test_ios_negation_inside_and_of_nested_blocks() -> None:
         " exit-address-family\n")  # `no neighbor 198.51.100.5` took its af lines too
 
 
+def test_ios_no_neighbor_remote_as_removes_the_neighbour_whole() -> None:
+    """``no neighbor X remote-as N`` takes neighbour X's every line, in the address families
+    too, as ``no neighbor X`` does; ``no neighbor X description ...`` takes that line only."""
+    dev = device("cisco_ios")
+    printed = typed(dev, ["router bgp 64500", "no neighbor 203.0.113.9 remote-as 64496",
+                          "no neighbor 198.51.100.5 description ISP-B", "end"])
+    assert all(output == "" for _, output in printed), printed
+    bgp = section(dev.transcript(RUNNING), "router bgp 64500")
+    assert "203.0.113.9" not in bgp
+    assert " neighbor 198.51.100.5 description" not in bgp
+    assert bgp.count("neighbor 198.51.100.5") == 6  # remote-as, password, 4 in ipv4
+
+
 def test_asa_negation_of_a_class_and_an_inspect_line() -> None:
     dev = device("cisco_asa")
     printed = typed(dev, ["policy-map global_policy", "class inspection_default",

@@ -127,6 +127,10 @@ class ModeGrammar:
     #: Settings whose ``no ...`` removes the lines it names in the nested blocks too (IOS's
     #: ``no neighbor X`` in ``router bgp``: the neighbour goes from its address families).
     negation_nested: tuple[str, ...] = ()
+    #: Lines whose ``no ...`` removes everything of what they start with: patterns of words,
+    #: ``*`` any one word, and the removal is of the line's words up to the last ``*`` (IOS's
+    #: ``neighbor * remote-as``: ``no neighbor X remote-as N`` removes neighbour X whole).
+    negation_whole: tuple[str, ...] = ()
     order: tuple[str, ...] = ()
     sequence_step: int = 0
     #: Commands whose text runs to a delimiter, over several lines (``banner motd``).
@@ -430,6 +434,7 @@ def _apply(grammar: ConfigGrammar, config: RunningConfig, state: ConfigState,
             if block is None:
                 return
     if parsed.negate:
+        text = _negated_whole(mode, text)
         removed = remove_prefix(config, text, block)
         if block is not None and any(_starts(text, head) for head in mode.negation_nested):
             for child in block.live_children():  # `no neighbor X`: in its address families too
@@ -453,6 +458,19 @@ def _apply(grammar: ConfigGrammar, config: RunningConfig, state: ConfigState,
         _place(config, block, mode, stored, replace=False)
     else:
         _place(config, block, mode, stored)
+
+
+def _negated_whole(mode: ModeGrammar, text: str) -> str:
+    """What ``no <text>`` removes: ``text``, or the start of it that one of the mode's
+    ``negation_whole`` patterns names (``neighbor X`` for ``neighbor X remote-as N``)."""
+    words = text.split()
+    for pattern in mode.negation_whole:
+        wanted = pattern.lower().split()
+        if len(words) >= len(wanted) and all(
+                w == "*" or w == word.lower() for w, word in zip(wanted, words, strict=False)):
+            last = max(i for i, w in enumerate(wanted) if w == "*")
+            return " ".join(words[:last + 1])
+    return text
 
 
 def _open_top(config: RunningConfig, grammar: ConfigGrammar, text: str) -> ConfigLine:
@@ -720,6 +738,7 @@ def _load(name: str, folder: Path, running: str) -> ConfigGrammar:
             rules=tuple(rules),
             negation_shown=tuple(_strings(spec.get("negation_shown", []))),
             negation_nested=tuple(_strings(spec.get("negation_nested", []))),
+            negation_whole=tuple(_strings(spec.get("negation_whole", []))),
             order=tuple(_strings(spec.get("order", []))),
             sequence_step=int(str(spec.get("sequence_step", 0))),
             delimited=tuple(d.lower() for d in _strings(spec.get("delimited", []))),
