@@ -133,6 +133,9 @@ def test_total_cap_closes_new_connections_before_any_tls(fresh_emulator: FreshEm
                 contextlib.suppress(ConnectionResetError):  # closed, or reset
             assert raw.recv(100) == b""
         assert handshake_refused(emu, "127.0.0.4")
+        counted = endpoint.https_connections
+        assert counted is not None
+        assert (counted.open, counted.dropped) == (4, 2)  # the device's counts, as for SSH
     # Every slot is free again once they are closed.
     deadline = time.monotonic() + 5
     while handshake_refused(emu, "127.0.0.4"):

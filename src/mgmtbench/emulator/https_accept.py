@@ -264,12 +264,14 @@ def _tls_protocol_class(loop: asyncio.AbstractEventLoop) -> Any:
 
 def serve_https(app: AsgiApp | Callable[..., Awaitable[None]], sockets: list[socket.socket],
                 context: ssl.SSLContext, shutdown: asyncio.Event, limits: Limits | None = None,
-                names: Sequence[str] | None = None) -> Awaitable[None]:
+                names: Sequence[str] | None = None,
+                caps: Sequence[ConnectionCaps] | None = None) -> Awaitable[None]:
     """Serve ``app`` on already-bound listening ``sockets`` until ``shutdown`` is set.
 
     Each socket is a device (``names``, one per socket, in log lines) with its own connection
-    caps; ``limits`` None: the default time-outs and no caps (the edge proxy). A connection
-    waits at most ``limits.tls_handshake_timeout`` for its TLS handshake and
+    caps (``caps``, one per socket, where the caller wants to read their counts; else new ones
+    of ``limits``); ``limits`` None: the default time-outs and no caps (the edge proxy). A
+    connection waits at most ``limits.tls_handshake_timeout`` for its TLS handshake and
     ``limits.https_idle_timeout`` for each request's headers.
     """
     chosen = limits or UNCAPPED
@@ -280,10 +282,10 @@ def serve_https(app: AsgiApp | Callable[..., Awaitable[None]], sockets: list[soc
         listeners = []
         try:
             for index, sock in enumerate(sockets):
-                caps = ConnectionCaps(chosen)
+                counted = caps[index] if caps is not None else ConnectionCaps(chosen)
                 name = names[index] if names is not None else "https"
 
-                def accepted(caps: ConnectionCaps = caps, name: str = name) -> _Accepted:
+                def accepted(caps: ConnectionCaps = counted, name: str = name) -> _Accepted:
                     return _Accepted(server, caps, name)
 
                 # A duplicate: the caller closes its socket, the loop its own.

@@ -18,6 +18,7 @@ import asyncssh
 
 from mgmtbench.emulator.device import HOSTNAME, Device, DeviceFacts
 from mgmtbench.emulator.guard import quiet_loop_errors
+from mgmtbench.emulator.https_accept import ConnectionCaps
 from mgmtbench.emulator.https_server import DeviceApi, serve_https
 from mgmtbench.emulator.memtrim import MemoryTrimmer
 from mgmtbench.emulator.options import HOST_KEY_TYPES, EmulatorOptions, Limits
@@ -46,6 +47,9 @@ class DeviceEndpoint:
     https_port: int | None
     #: What the device's SSH server has accepted so far (connections, execs, shells, PTYs).
     ssh_counts: SshCounts = field(default_factory=SshCounts)
+    #: The device's HTTPS connections: open now, and dropped at accept over a cap (None: no
+    #: HTTPS).
+    https_connections: ConnectionCaps | None = None
 
     @property
     def hostname(self) -> str:
@@ -126,8 +130,9 @@ class Emulator:
                 if opts.https:
                     https_port = self._bind_https(index)
                     by_https_socket[(opts.address(index), https_port)] = device
-                self.endpoints.append(DeviceEndpoint(device, opts.address(index), ssh_port,
-                                                     https_port, counts))
+                self.endpoints.append(DeviceEndpoint(
+                    device, opts.address(index), ssh_port, https_port, counts,
+                    ConnectionCaps(opts.limits) if https_port is not None else None))
             if opts.https and self.tls is not None:
                 api = DeviceApi(by_https_socket, opts.credentials, opts.limits,
                                 user_agent=(platform.style.identity.https.user_agent
@@ -213,9 +218,11 @@ class Emulator:
         opts = self.options
         identity = load_platform(opts.platform, opts.transcripts).style.identity.https
         context = server_context(self.tls, versions=opts.tls_versions or identity.tls_versions)
-        names = [e.device.hostname for e in self.endpoints if e.https_port is not None]
+        served = [e for e in self.endpoints if e.https_connections is not None]
         await serve_https(api, self._https_sockets, context, self._shutdown, opts.limits,
-                          names=names)
+                          names=[e.device.hostname for e in served],
+                          caps=[e.https_connections for e in served
+                                if e.https_connections is not None])
 
     def _write_known_hosts(self) -> None:
         if self.host_key is None:
