@@ -43,8 +43,25 @@ def no_recent_trim(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def trimmer(script: Script, policy: TrimPolicy | None = None) -> MemoryTrimmer:
+    # Closed connections as the descriptor count shows them only (the servers' own count of
+    # closes is the next test's).
     return MemoryTrimmer(policy or TrimPolicy(min_closed=64, interval=0),
-                         trim=script.trim, count=script.count)
+                         trim=script.trim, count=script.count, closed=lambda: 0)
+
+
+def test_a_burst_between_two_looks_is_counted_as_it_closes() -> None:
+    """500 connections opened and closed between two looks: the descriptor count never saw
+    them, the servers' count of closes did."""
+    script = Script(10, 10, 10, 10)
+    closes = [0]
+    watcher = MemoryTrimmer(TrimPolicy(min_closed=64, interval=0), trim=script.trim,
+                            count=script.count, closed=lambda: closes[0])
+    assert watcher.poll() is False  # nothing closed yet
+    closes[0] = 500
+    assert watcher.poll() is True
+    assert watcher.poll() is False  # nothing closed since that trim
+    closes[0] = 550
+    assert watcher.poll() is False  # 50: too few to bother
 
 
 def test_trims_once_connections_closed_and_nothing_moves() -> None:

@@ -31,6 +31,7 @@ from hypercorn.asyncio.worker_context import WorkerContext
 from hypercorn.config import Config
 from hypercorn.utils import wrap_app
 
+from mgmtbench.emulator import memtrim
 from mgmtbench.emulator.guard import source_of
 from mgmtbench.emulator.http1 import AsgiApp, Http1Connection
 from mgmtbench.emulator.options import Limits
@@ -77,6 +78,7 @@ class ConnectionCaps:
 
     def closed(self, source: str) -> None:
         """An admitted connection closed."""
+        memtrim.connection_closed()
         self.open -= 1
         left = self.by_source.get(source, 0) - 1
         if left > 0:

@@ -21,6 +21,7 @@ from asyncssh.mac import get_mac_algs
 from asyncssh.public_key import get_public_key_algs
 from asyncssh.sftp import MIN_SFTP_VERSION
 
+from mgmtbench.emulator import memtrim
 from mgmtbench.emulator.bulk import bulk_handler
 from mgmtbench.emulator.device import Device
 from mgmtbench.emulator.guard import Admission, AuthThrottle, source_of
@@ -113,6 +114,7 @@ class _DeviceSSHServer(asyncssh.SSHServer):
         self._send_now = lean_connection(conn)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        memtrim.connection_closed()
         if self._admitted:
             self._admission.closed(self._source, authenticated=self._authenticated)
             self._admitted = False
