@@ -30,6 +30,7 @@ import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
 from mgmtbench.emulator import EmulatorThread
+from mgmtbench.emulator.options import Algorithms
 from mgmtbench.emulator.oracle import same_output
 from mgmtbench.lab import procfs
 from mgmtbench.testing import PASSWORD, USERNAME, ClientKeys, record
@@ -47,20 +48,30 @@ def sshd_target(sshd_device: Callable[..., SshdDevice],
 
 
 @pytest.fixture
-def emulator_target(emulator_for: Callable[[str], EmulatorThread]) -> Target:
-    emu = emulator_for("cisco_ios")
-    endpoint = emu.endpoints[0]
-    assert endpoint.ssh_port is not None
-    expected = endpoint.device.transcript(("show", "version"))
-    return endpoint.ssh_port, USERNAME, emu.emulator.known_hosts, expected
+def emulator_target(emulator_for: Callable[[str], EmulatorThread],
+                    fresh_emulator: Callable[..., EmulatorThread]) -> Callable[[str], Target]:
+    """The emulator for one ``kex`` case: as the platform ships (its IOS-XE identity) for
+    ``default-kex``; else offering that key exchange with sshd's ed25519 host key, so both
+    servers do the same handshake."""
+    def target(kex: str) -> Target:
+        emu = (emulator_for("cisco_ios") if kex == "default-kex" else fresh_emulator(
+            "cisco_ios", https=False, algorithms=Algorithms(kex=(kex,)),
+            host_key_type="ed25519"))
+        endpoint = emu.endpoints[0]
+        assert endpoint.ssh_port is not None
+        expected = endpoint.device.transcript(("show", "version"))
+        return endpoint.ssh_port, USERNAME, emu.emulator.known_hosts, expected
+
+    return target
 
 
 @pytest.mark.parametrize("kex", ["default-kex", "curve25519-sha256"])
 @pytest.mark.parametrize("server", ["emulator", "openssh-sshd"])
 def test_openssh_exec_show_version(benchmark: BenchmarkFixture, request: pytest.FixtureRequest,
                                    client_keys: ClientKeys, server: str, kex: str) -> None:
-    port, user, known_hosts, expected = request.getfixturevalue(
-        "emulator_target" if server == "emulator" else "sshd_target")
+    port, user, known_hosts, expected = (
+        request.getfixturevalue("emulator_target")(kex) if server == "emulator"
+        else request.getfixturevalue("sshd_target"))
     argv = ssh_command("127.0.0.1", port, user, client_keys.private, known_hosts, "show version")
     if kex != "default-kex":  # OpenSSH 9.x prefers sntrup761x25519, which asyncssh lacks
         argv[1:1] = ["-o", f"KexAlgorithms={kex}"]
