@@ -13,8 +13,9 @@
   session answers CLI exec requests itself and gives the channel to an asyncssh process for
   anything else (:mod:`.ssh_exec`).
 
-Beyond asyncssh's public API this uses the attributes its own ``process_open`` sets and the
-channel's ``_session``; asyncssh's version is pinned in the lock, and
+Beyond asyncssh's public API this does what its own ``_finish_open_request`` does, with the same
+attributes and its ``_wrap_session`` hook, and sets the channel's ``_session``; asyncssh's
+version is pinned in the lock, and
 ``tests/test_ssh_exec.py`` checks each path against a real client.
 """
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import asyncssh
 from asyncssh.constants import MSG_CHANNEL_CLOSE
@@ -60,12 +61,13 @@ class DeviceChannel(asyncssh.SSHServerChannel[bytes]):
         self._send_chan = send_chan
         self._send_window = send_window
         self._send_pktsize = send_pktsize
-        self._session = session
+        chan, wrapped = self._wrap_session(session)  # a line editor, where enabled
+        self._session = cast(asyncssh.SSHServerSession[bytes], wrapped)
         conn.send_channel_open_confirmation(send_chan, self._recv_chan, self._recv_window,
                                             self._recv_pktsize)
         self._send_state = "open"
         self._recv_state = "open"
-        session.connection_made(self)
+        wrapped.connection_made(chan)
 
     def hand_over(self, session: asyncssh.SSHServerSession[bytes]) -> None:
         """Give the channel to ``session``, already told of it (``connection_made``): requests,
