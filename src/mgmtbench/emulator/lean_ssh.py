@@ -15,13 +15,13 @@ left out of the emulator's connections (:func:`lean_connection`).
   again at each later authentication request (``reload_config``: to apply ``Match`` blocks of an
   sshd_config file). The emulator gives it no such file, so every reload gives the options it
   already has, and costs ~0.25 ms of CPU and two thread hand-offs per login.
-
 - asyncssh formats the arguments of each of its log messages before the level is checked (7
   per exec), and each packet's name and size for a packet log that prints only at its debug
-  level 3: the emulator's connections check the level first.
+  level 3: the emulator's connections check the level first (:func:`quiet_logging`).
 
-These hook names asyncssh calls on the connection object itself, which is not public API: where a
-later asyncssh works otherwise, the connection simply does that work again (nothing breaks).
+These are hook names asyncssh calls on the connection object itself, which are not public API,
+and the class of the connection's logger: where a later asyncssh works otherwise, the
+connection simply does that work again (nothing breaks).
 """
 
 from __future__ import annotations
