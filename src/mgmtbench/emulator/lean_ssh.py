@@ -76,9 +76,15 @@ def quiet_logging(conn: asyncssh.SSHServerConnection) -> None:
     asyncssh formats a message's arguments before the level is checked, and every packet's
     name and size for a packet log that prints at its debug level 3 only."""
     conn.logger.__class__ = _QuietLogger  # its channels' loggers are its children: quiet too
+    skip_packet_logs(conn)
+
+
+def skip_packet_logs(handler: Any) -> None:
+    """Make ``handler`` (a connection or a channel: what asyncssh logs each packet through)
+    skip the per-packet log call unless asyncssh's logger prints debug lines now."""
     if not _ASYNCSSH_LOG.isEnabledFor(logging.DEBUG):
-        conn.log_sent_packet = _no_packet_log  # type: ignore[method-assign]
-        conn.log_received_packet = _no_packet_log  # type: ignore[method-assign]
+        handler.log_sent_packet = _no_packet_log
+        handler.log_received_packet = _no_packet_log
 
 
 def _nothing() -> None:

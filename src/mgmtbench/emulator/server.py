@@ -218,11 +218,10 @@ class Emulator:
         opts = self.options
         identity = load_platform(opts.platform, opts.transcripts).style.identity.https
         context = server_context(self.tls, versions=opts.tls_versions or identity.tls_versions)
-        served = [e for e in self.endpoints if e.https_connections is not None]
+        served = [(e.device.hostname, e.https_connections) for e in self.endpoints
+                  if e.https_connections is not None]
         await serve_https(api, self._https_sockets, context, self._shutdown, opts.limits,
-                          names=[e.device.hostname for e in served],
-                          caps=[e.https_connections for e in served
-                                if e.https_connections is not None])
+                          names=[name for name, _ in served], caps=[caps for _, caps in served])
 
     def _write_known_hosts(self) -> None:
         if self.host_key is None:

@@ -3,8 +3,8 @@
 - The open is confirmed in the loop turn the request arrives in. asyncssh starts a task for every
   open (the session may be a coroutine), so its confirmation waited a turn or two; a device's
   session is never one.
-- Packets are not formatted for asyncssh's debug log unless that log prints them (asyncssh
-  formats every packet's name and size, then drops the line at the default level).
+- Packets are not formatted for asyncssh's debug log unless that log prints them, as on its
+  connection (:func:`~mgmtbench.emulator.lean_ssh.skip_packet_logs`).
 - The channel tells its connection it is gone as soon as the client's close is processed
   (``released``), as a device frees a session slot: asyncssh tells the session a turn later, so
   a client that opened its next channel right after closing one could be refused at the
@@ -21,7 +21,6 @@ version is pinned in the lock, and
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -29,8 +28,7 @@ import asyncssh
 from asyncssh.constants import MSG_CHANNEL_CLOSE
 from asyncssh.packet import SSHPacket
 
-#: asyncssh's logger: packets are formatted for it only when it prints debug lines.
-_ASYNCSSH_LOG = logging.getLogger("asyncssh")
+from mgmtbench.emulator.lean_ssh import skip_packet_logs
 
 
 class DeviceChannel(asyncssh.SSHServerChannel[bytes]):
@@ -74,16 +72,6 @@ class DeviceChannel(asyncssh.SSHServerChannel[bytes]):
         data, EOF and the close go to it from now on."""
         self._session = session
 
-    def log_sent_packet(self, *args: Any, **kwargs: Any) -> None:
-        """asyncssh's log line for a sent packet, if its logger prints debug lines."""
-        if _ASYNCSSH_LOG.isEnabledFor(logging.DEBUG):
-            super().log_sent_packet(*args, **kwargs)
-
-    def log_received_packet(self, *args: Any, **kwargs: Any) -> None:
-        """asyncssh's log line for a received packet, if its logger prints debug lines."""
-        if _ASYNCSSH_LOG.isEnabledFor(logging.DEBUG):
-            super().log_received_packet(*args, **kwargs)
-
 
 def device_channel(conn: asyncssh.SSHServerConnection,
                    released: Callable[[], None]) -> DeviceChannel:
@@ -95,4 +83,5 @@ def device_channel(conn: asyncssh.SSHServerConnection,
     chan.__class__ = DeviceChannel
     assert isinstance(chan, DeviceChannel)
     chan._released = released
+    skip_packet_logs(chan)  # as its connection does
     return chan

@@ -159,7 +159,7 @@ class DeviceSession(asyncssh.SSHServerSession[bytes]):
                 return
             step = done.value
         except PEER_GONE as exc:
-            _gone(self._cli.device, exc)
+            client_gone(self._cli.device, exc)
             return
         chan.get_connection().create_task(self._finish(chan, step, steps))
 
@@ -178,7 +178,7 @@ class DeviceSession(asyncssh.SSHServerSession[bytes]):
                     step = done.value
             await self._writable.wait()
         except PEER_GONE as exc:
-            _gone(self._cli.device, exc)
+            client_gone(self._cli.device, exc)
             return
         _exit(chan, step, self._cli.device)
 
@@ -219,8 +219,9 @@ def _exit(chan: DeviceChannel, status: int, device: Device) -> None:
     try:
         chan.exit(status)
     except PEER_GONE as exc:  # the client may have closed first
-        _gone(device, exc)
+        client_gone(device, exc)
 
 
-def _gone(device: Device, exc: BaseException) -> None:
+def client_gone(device: Device, exc: BaseException) -> None:
+    """Log (at info) that a client went away while its session was being answered."""
     log.info("%s ssh: client went away mid-output (%s)", device.hostname, type(exc).__name__)

@@ -32,7 +32,7 @@ from mgmtbench.emulator.session import CliSession, Mode
 from mgmtbench.emulator.sftp import sftp_factory
 from mgmtbench.emulator.shell import run_shell
 from mgmtbench.emulator.ssh_channel import device_channel
-from mgmtbench.emulator.ssh_exec import PEER_GONE, CliExec, DeviceSession
+from mgmtbench.emulator.ssh_exec import PEER_GONE, CliExec, DeviceSession, client_gone
 from mgmtbench.emulator.transcripts import LOGIN_PRIVILEGES
 from mgmtbench.errors import UsageError
 
@@ -82,7 +82,7 @@ class _DeviceSSHServer(asyncssh.SSHServer):
         self._throttle = throttle
         self._connections = connections
         self._conn: asyncssh.SSHServerConnection | None = None
-        self._send_now: Callable[[], None] = _nothing
+        self._send_now: Callable[[], None] | None = None  # set with _conn
         self._peer = "?"
         self._source = "?"
         self._admitted = False
@@ -176,7 +176,7 @@ class _DeviceSSHServer(asyncssh.SSHServer):
     def session_requested(self) -> Any:
         """A session channel, unless ``max_channels`` are open on this connection already
         (OpenSSH's MaxSessions): then the client's open fails, its other channels go on."""
-        if self._conn is None:
+        if self._conn is None or self._send_now is None:
             return False
         if self._channels >= self._limits.max_channels:
             self._counts.refused_channels += 1
@@ -274,10 +274,6 @@ def _same(a: str, b: str) -> bool:
     return hmac.compare_digest(a.encode(), b.encode())
 
 
-def _nothing() -> None:
-    """Nothing to send."""
-
-
 def _is_cli(command: str) -> bool:
     """Whether an exec request is for the device's CLI (not the bulk sink or source, not SCP)."""
     return bulk_handler(command) is None and not command.startswith("scp ")
@@ -315,8 +311,7 @@ def _process_factory(device: Device, limits: Limits, login_privilege: int,
                                      max_output=limits.max_output, **_who(process))
                 await run_shell(process, session, device.processing_delay)
         except PEER_GONE as exc:
-            log.info("%s ssh: client went away mid-output (%s)", device.hostname,
-                     type(exc).__name__)
+            client_gone(device, exc)
             return
         with contextlib.suppress(*PEER_GONE):  # the client may have closed first
             process.exit(status)
