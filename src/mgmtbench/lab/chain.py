@@ -50,6 +50,7 @@ from mgmtbench.lab.netns import link_index
 from mgmtbench.lab.nsconfig import in_namespace
 from mgmtbench.lab.profiles import LinkProfile
 from mgmtbench.lab.runtimes.hop import HopRuntime
+from mgmtbench.lab.tcp import route_metrics
 from mgmtbench.lab.wiretap import WireTap
 from mgmtbench.targets import Service
 
@@ -191,7 +192,7 @@ class LabChain:
             jitter_ms=profile.jitter_ms,
             loss_pct=round(100 * (1 - _product(1 - f.loss_pct / 100 for f in self._facts())), 4),
             rate_mbit=min((f.rate_mbit for f in self._facts() if f.rate_mbit), default=0.0),
-            devices=last.devices)
+            devices=last.devices, tcp=last.tcp)
 
     def link_facts(self) -> dict[str, Any]:
         """Each link's profile, configured RTT and measured RTTs (small echo, and ICMP where
@@ -272,7 +273,8 @@ class LabChain:
             next_hop = self.labs[index].link_ips
             assert next_hop is not None
             beyond = [net for lab in self.labs[index + 1:] for net in _subnets(lab)]
-            in_netns(self._host_netns(index), partial(_add_routes, next_hop[1], beyond))
+            metrics = route_metrics(self.labs[index].profile, "client")
+            in_netns(self._host_netns(index), partial(_add_routes, next_hop[1], beyond, metrics))
             in_netns(self.hops[index].netns, _forward)
 
 
@@ -284,8 +286,9 @@ def _subnets(lab: Lab) -> list[str]:
     return [lab.subnet, str(link_net)]
 
 
-def _add_routes(gateway: str, networks: list[str]) -> None:
-    """Routes to ``networks`` through ``gateway`` in this thread's namespace (one that exists
+def _add_routes(gateway: str, networks: list[str], metrics: dict[str, object]) -> None:
+    """Routes to ``networks`` through ``gateway`` in this thread's namespace, carrying the
+    first link's client-side TCP ``metrics`` (:mod:`mgmtbench.lab.tcp`) (one that exists
     already through the same gateway is left as it is; one through another gateway, a stale
     lab's or another chain's whose later link took the same index in its own hop, would send
     the direct modes to someone else's devices: a one-line UsageError)."""
@@ -294,7 +297,7 @@ def _add_routes(gateway: str, networks: list[str]) -> None:
     with IPRoute() as ipr:
         for network in networks:
             try:
-                ipr.route("add", dst=network, gateway=gateway)
+                ipr.route("add", dst=network, gateway=gateway, metrics=metrics)
             except NetlinkError as exc:
                 if exc.code != errno.EEXIST:
                     raise

@@ -112,6 +112,10 @@ def run_check(args: argparse.Namespace) -> int:
               f"{info['configured_rtt_ms']} ms, measured {info['measured_rtt_ms']} ms "
               f"(p95 {info['measured_rtt_p95_ms']} ms, TCP connect p50 "
               f"{cal.get('connect_p50_ms', float('nan')):.3f} ms)")
+        if isinstance(lab, Lab) and lab.tcp is not None:
+            print(f"TCP: {lab.tcp.summary()}")
+            for difference in lab.tcp.differs:
+                print(f"  warning: {difference}")
     return 0
 
 

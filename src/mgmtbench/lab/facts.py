@@ -90,6 +90,8 @@ class LabFacts:
     jitter_ms: float = 0.0
     loss_pct: float = 0.0
     rate_mbit: float = 0.0
+    # Both ends' TCP (mgmtbench.lab.tcp.TcpFacts.as_dict): asked for, shown, differences.
+    tcp: dict[str, object] | None = None
 
     @property
     def has_link(self) -> bool:
@@ -111,6 +113,8 @@ class LabFacts:
             out |= {"link_rtt_ms": self.link_rtt_ms, "connect_p50_ms": self.connect_p50_ms,
                     "jitter_ms": self.jitter_ms, "loss_pct": self.loss_pct,
                     "rate_mbit": self.rate_mbit}
+            if self.tcp is not None:
+                out["tcp"] = self.tcp
         out["devices"] = self.devices
         return out
 

@@ -40,7 +40,7 @@ from pyroute2 import IPRoute, netns
 
 from mgmtbench.emulator.options import Credentials, EmulatorOptions, SshServerOptions
 from mgmtbench.errors import LabError, LabNeedsPrivileges, UsageError
-from mgmtbench.lab import interrupts, processes, procfs, runtimes, watchdog
+from mgmtbench.lab import interrupts, processes, procfs, runtimes, tcp, watchdog
 from mgmtbench.lab.backends import LinkBackend, LinkEnds, choose
 from mgmtbench.lab.calibrate import Calibration, calibrate
 from mgmtbench.lab.cleanup import clean_stale
@@ -54,6 +54,7 @@ from mgmtbench.lab.profiles import LinkProfile
 from mgmtbench.lab.runtimes import DeviceRuntime, DeviceSpec, RuntimeContext
 from mgmtbench.lab.runtimes.netns import start_in_netns, stop_processes
 from mgmtbench.lab.state import LabState, registry_lock, used_indexes
+from mgmtbench.lab.tcp import TcpFacts
 from mgmtbench.lab.wiretap import WireTap
 from mgmtbench.targets import Service
 
@@ -133,6 +134,7 @@ class Lab:
                              "127.0.0.1")
         self.ssh = ssh or SshServerOptions()
         self.profile = profile.validate()
+        tcp.check_available(self.profile)
         self.backend_class = choose(backend, profile)
         # A runtime by name, or one the caller made (the edge proxy's hops: lab/chain.py).
         self.runtime: DeviceRuntime = runtime if isinstance(runtime, DeviceRuntime) else (
@@ -149,6 +151,7 @@ class Lab:
         self.backend: LinkBackend | None = None
         self.devices: list[LabDevice] = []
         self.calibration: Calibration | None = None
+        self.tcp: TcpFacts | None = None  # both ends' TCP as a live connection showed them
         self.echo_address: str | None = None  # the calibration echo server's (ECHO_PORT)
         # The link's two addresses (benchmark side, lab side) and the devices' subnet, once up.
         self.link_ips: tuple[str, str] | None = None
@@ -260,6 +263,7 @@ class Lab:
             loss_pct=self.profile.loss_pct,
             rate_mbit=self.profile.rate_mbit,
             devices=self.device_count,
+            tcp=self.tcp.as_dict() if self.tcp else None,
         )
 
     def up(self) -> Lab:
@@ -363,7 +367,7 @@ class Lab:
             state=state, folder=self.folder, lab_ip=dev_ip,
             devices=tuple(DeviceSpec(n, a) for n, a in zip(names, addresses, strict=True)),
             hostname=self.hostname, platform=self.platform, credentials=self.credentials,
-            ssh_port=SSH_PORT, https_port=HTTPS_PORT, ssh=self.ssh)
+            ssh_port=SSH_PORT, https_port=HTTPS_PORT, ssh=self.ssh, tcp=self._tcp_spec())
         self.echo_address = self.runtime.echo_address(context)
         self._processes.append(start_in_netns(
             state, self.folder, "echo",
@@ -374,17 +378,31 @@ class Lab:
                         for d in context.devices]
         self.calibration = calibrate(self.echo_address, ECHO_PORT, self.calibration_samples,
                                      icmp=True)
+        self.tcp = tcp.observe(self.profile, self.devices[0].address, SSH_PORT, state.host_if,
+                               self.runtime.device_netns(context))
+        tcp.require(self.tcp, state.lab_id)
+        for difference in self.tcp.differs:
+            log.warning("lab %s: %s (the host's, not the lab's to set: recorded with every "
+                        "result)", state.lab_id, difference)
+
+    def _tcp_spec(self) -> dict[str, Any]:
+        """The device side's TCP settings, as nsconfig and the runtimes take them."""
+        return {"cc": self.profile.device_cc, "mtu": self.profile.mtu,
+                "metrics": tcp.route_metrics(self.profile, "device")}
 
     def _configure(self, ends: LinkEnds, host_ip: str, dev_ip: str, subnet: str,
                    addresses: list[str]) -> None:
         run_in(ends.netns, "mgmtbench.lab.nsconfig", {
             "dev_if": ends.dev_if, "dev_ip": dev_ip, "gateway": host_ip,
-            "lo_addresses": addresses if self.runtime.devices_in_lab_namespace else []})
+            "lo_addresses": addresses if self.runtime.devices_in_lab_namespace else [],
+            "tcp": self._tcp_spec()})
+        metrics = tcp.route_metrics(self.profile, "client")
         with IPRoute() as ipr:
             index = link_index(ipr, ends.host_if)
             ipr.addr("add", index=index, address=host_ip, prefixlen=30)
             ipr.link("set", index=index, state="up")
-            ipr.route("add", dst=subnet, gateway=dev_ip)
+            tcp.own_link(ipr, index, host_ip, 30, metrics, self.profile.mtu)
+            ipr.route("add", dst=subnet, gateway=dev_ip, metrics=metrics)
         with contextlib.suppress(OSError):  # IPv4 only: keep IPv6 chatter out of the counts
             procfs.disable_ipv6(ends.host_if)
 

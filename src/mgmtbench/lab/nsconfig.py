@@ -25,12 +25,15 @@ from typing import Any
 
 from pyroute2 import IPRoute
 
+from mgmtbench.lab import tcp
 from mgmtbench.lab.netns import link_index, setns
 from mgmtbench.lab.procfs import disable_ipv6
 
 
 def configure(spec: dict[str, Any]) -> None:
-    """Addresses, routes and netem of the device side, from inside its namespace."""
+    """Addresses, routes, TCP settings (``spec["tcp"]``: ``cc``, ``metrics`` and ``mtu``, see
+    :mod:`mgmtbench.lab.tcp`) and netem of the device side, from inside its namespace."""
+    tcp_spec = spec.get("tcp")
     with IPRoute() as ipr:
         lo, dev = link_index(ipr, "lo"), link_index(ipr, spec["dev_if"])
         ipr.link("set", index=lo, state="up")
@@ -39,10 +42,16 @@ def configure(spec: dict[str, Any]) -> None:
         if spec.get("dev_ip"):
             ipr.addr("add", index=dev, address=spec["dev_ip"], prefixlen=30)
             ipr.link("set", index=dev, state="up")
-            ipr.route("add", dst="0.0.0.0/0", gateway=spec["gateway"])
+            metrics = tcp_spec["metrics"] if tcp_spec else None
+            if tcp_spec:
+                tcp.own_link(ipr, dev, spec["dev_ip"], 30, metrics or {}, tcp_spec["mtu"])
+            ipr.route("add", dst="0.0.0.0/0", gateway=spec["gateway"],
+                      **({"metrics": metrics} if metrics else {}))
         if spec.get("netem"):
             ipr.tc("add", "netem", dev, handle="1:", **spec["netem"])
     disable_ipv6("all")  # the lab speaks IPv4; no router solicitations in the packet counts
+    if tcp_spec:
+        tcp.configure_device_namespace(tcp_spec["cc"])
 
 
 def in_namespace(name: str, work: Callable[[], None]) -> None:

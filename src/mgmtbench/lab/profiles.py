@@ -3,11 +3,19 @@
 A profile names a round-trip time (applied as half of it on each direction), jitter with its
 distribution, loss, rate, and (where the backend allows) reordering and duplication. The brief's
 profiles are built in, with RTTs from published backbone measurements; users add their own in a
-TOML file or as a CLI spec (``rtt=80,jitter=2,loss=0.1,rate=50``).
+TOML file or as a CLI spec (``rtt=80,jitter=2,loss=0.1,rate=50``), or a built-in one with
+overrides (``regional+device_cc=bbr``).
+
+A profile also says how TCP behaves on both ends of the link (:mod:`mgmtbench.lab.tcp` applies
+and records it): the congestion control of the devices' side and of the benchmark's side, the
+link's MTU, and the initial congestion window. Defaults: cubic on both ends (Linux's own default
+and what the published study's machine ran), MTU 1500 (an Ethernet WAN path), the kernel's initial
+window of 10 segments; never the host's, whatever its ``net.ipv4.tcp_congestion_control`` says.
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
@@ -15,6 +23,11 @@ from pathlib import Path
 from mgmtbench.errors import UsageError
 
 JITTER_DISTRIBUTIONS = ("uniform", "normal", "pareto", "paretonormal")
+DEFAULT_CC = "cubic"
+DEFAULT_MTU = 1500
+DEFAULT_INITCWND = 10  # the kernel's own (RFC 6928); set on the lab's routes all the same
+MTU_RANGE = (576, 65535)  # IPv4's minimum datagram every host takes .. a veth's maximum
+_CC_NAME = re.compile(r"[a-z][a-z0-9_]{0,15}")  # TCP_CA_NAME_MAX is 16 with its NUL
 
 
 @dataclass(frozen=True)
@@ -29,6 +42,12 @@ class LinkProfile:
     rate_mbit: float = 0.0
     reorder_pct: float = 0.0
     duplicate_pct: float = 0.0
+    # TCP on both ends of the link (mgmtbench.lab.tcp): congestion control per side, the link's
+    # MTU (both interfaces; MSS follows), the initial congestion window (segments).
+    device_cc: str = DEFAULT_CC
+    client_cc: str = DEFAULT_CC
+    mtu: int = DEFAULT_MTU
+    initcwnd: int = DEFAULT_INITCWND
     source: str = "built-in"
 
     @property
@@ -74,6 +93,14 @@ class LinkProfile:
             problems.append("rate cannot be negative")
         if self.jitter_distribution not in JITTER_DISTRIBUTIONS:
             problems.append(f"jitter distribution must be one of {', '.join(JITTER_DISTRIBUTIONS)}")
+        for field_name in ("device_cc", "client_cc"):
+            if not _CC_NAME.fullmatch(str(getattr(self, field_name))):
+                problems.append(f"{field_name} must be a congestion control's name (cubic, bbr, "
+                                "reno, ...)")
+        if not MTU_RANGE[0] <= self.mtu <= MTU_RANGE[1]:
+            problems.append(f"mtu must be {MTU_RANGE[0]}..{MTU_RANGE[1]} bytes")
+        if not 1 <= self.initcwnd <= 1024:
+            problems.append("initcwnd must be 1..1024 segments")
         if problems:
             raise UsageError(f"profile {self.name!r}: " + "; ".join(problems))
         return self
@@ -98,7 +125,12 @@ BUILTIN: dict[str, LinkProfile] = {
 _SPEC_KEYS = {
     "rtt": "rtt_ms", "jitter": "jitter_ms", "dist": "jitter_distribution", "loss": "loss_pct",
     "rate": "rate_mbit", "reorder": "reorder_pct", "duplicate": "duplicate_pct",
+    "device_cc": "device_cc", "client_cc": "client_cc", "mtu": "mtu", "initcwnd": "initcwnd",
 }
+_TEXT_FIELDS = ("jitter_distribution", "device_cc", "client_cc")
+_INT_FIELDS = ("mtu", "initcwnd")
+#: ``cc=NAME`` sets both ends' congestion control.
+_BOTH_ENDS = {"cc": ("device_cc", "client_cc")}
 
 
 def load_profiles(path: Path) -> dict[str, LinkProfile]:
@@ -113,10 +145,14 @@ def load_profiles(path: Path) -> dict[str, LinkProfile]:
     for name, table in tables.items():
         if not isinstance(table, dict):
             raise UsageError(f"{path}: profile {name!r} must be a table")
+        for key, targets in _BOTH_ENDS.items():  # cc = "bbr": both ends
+            if key in table:
+                table = {**dict.fromkeys(targets, table[key]), **table}
+                del table[key]
         unknown = set(table) - known
         if unknown:
             raise UsageError(f"{path}: profile {name!r} has unknown keys {sorted(unknown)}; "
-                             f"use {sorted(known)}")
+                             f"use {sorted(known | set(_BOTH_ENDS))}")
         if "rtt_ms" not in table:
             raise UsageError(f"{path}: profile {name!r} needs rtt_ms")
         try:
@@ -126,34 +162,51 @@ def load_profiles(path: Path) -> dict[str, LinkProfile]:
     return out
 
 
-def parse_spec(spec: str, name: str = "custom") -> LinkProfile:
-    """``rtt=80,jitter=2,dist=normal,loss=0.1,rate=50`` -> a profile."""
+def _spec_values(spec: str) -> dict[str, object]:
+    """``rtt=80,cc=bbr,...`` -> field name -> value (a UsageError for a bad item)."""
     values: dict[str, object] = {}
     for item in spec.split(","):
         key, sep, value = item.partition("=")
         key = key.strip()
-        if not sep or key not in _SPEC_KEYS:
-            raise UsageError(f"bad profile spec item {item!r}: use {', '.join(_SPEC_KEYS)} as "
-                             "key=value, e.g. rtt=80,jitter=2,loss=0.1")
-        target = _SPEC_KEYS[key]
-        try:
-            values[target] = value.strip() if target == "jitter_distribution" else float(value)
-        except ValueError:
-            raise UsageError(f"bad number in profile spec item {item!r}") from None
+        targets = _BOTH_ENDS.get(key) or ((_SPEC_KEYS[key],) if key in _SPEC_KEYS else ())
+        if not sep or not targets:
+            raise UsageError(f"bad profile spec item {item!r}: use {', '.join([*_SPEC_KEYS, *_BOTH_ENDS])} "
+                             "as key=value, e.g. rtt=80,jitter=2,loss=0.1,cc=bbr")
+        for target in targets:
+            try:
+                values[target] = (value.strip() if target in _TEXT_FIELDS
+                                  else int(value) if target in _INT_FIELDS else float(value))
+            except ValueError:
+                kind = "whole number" if target in _INT_FIELDS else "number"
+                raise UsageError(f"bad {kind} in profile spec item {item!r}") from None
+    return values
+
+
+def parse_spec(spec: str, name: str = "custom") -> LinkProfile:
+    """``rtt=80,jitter=2,dist=normal,loss=0.1,rate=50,cc=bbr,mtu=1400`` -> a profile."""
+    values = _spec_values(spec)
     if "rtt_ms" not in values:
         raise UsageError(f"profile spec {spec!r} needs rtt=<ms>")
     return LinkProfile(name=name, source="spec", **values).validate()  # type: ignore[arg-type]
 
 
 def resolve(name_or_spec: str, extra: dict[str, LinkProfile] | None = None) -> LinkProfile:
-    """A built-in or user profile by name, or an inline spec containing ``=``."""
-    if "=" in name_or_spec:
+    """A built-in or user profile by name, an inline spec containing ``=``, or a name with
+    overrides after ``+`` (``regional+device_cc=bbr+mtu=1400``: regional's link, bbr on the
+    devices' side, under that whole string as its name so results never mix it with plain
+    ``regional``; ``+`` keeps it one item of a comma-separated ``--profiles`` list)."""
+    name, plus, overrides = name_or_spec.partition("+")
+    if "=" in name:
         return parse_spec(name_or_spec)
     table = {**BUILTIN, **(extra or {})}
-    if name_or_spec not in table:
-        raise UsageError(f"unknown profile {name_or_spec!r}: choose one of {', '.join(table)}, "
-                         "or give a spec like rtt=80,jitter=2")
-    return table[name_or_spec]
+    if name not in table:
+        raise UsageError(f"unknown profile {name!r}: choose one of {', '.join(table)}, "
+                         "or give a spec like rtt=80,jitter=2 (or regional+cc=bbr)")
+    if not plus:
+        return table[name]
+    base = table[name]
+    return replace(base, name=name_or_spec, source=f"{base.source} + {overrides}",
+                   **_spec_values(overrides.replace("+", ","))).validate()  # type: ignore[arg-type]
 
 
 def with_name(profile: LinkProfile, name: str) -> LinkProfile:

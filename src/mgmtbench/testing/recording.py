@@ -1,9 +1,10 @@
 """One place that records what every benchmark result says about where it ran.
 
 :func:`record` puts into a benchmark's ``extra_info`` the experiment's name, the lab's facts
-(link backend, device runtime and image, configured and measured RTT, and ``rtt_error_ms``: their
-difference, the instrument's own error), the versions of the client libraries, and the
-benchmark's own figures. The report groups rows by ``experiment`` and finds a
+(link backend, device runtime and image, configured and measured RTT, ``rtt_error_ms``: their
+difference, the instrument's own error, and ``tcp``: both ends' congestion control, MSS, MTU and
+initial window, and the host settings that differ from the device side's), the versions of the
+client libraries, and the benchmark's own figures. The report groups rows by ``experiment`` and finds a
 section per experiment (:mod:`mgmtbench.results`).
 """
 
@@ -14,7 +15,7 @@ from typing import Any, Protocol
 
 #: The lab facts every lab benchmark records, in this order (optional ones when the lab has them).
 LAB_KEYS = ("backend", "runtime", "configured_rtt_ms", "measured_rtt_ms")
-OPTIONAL_LAB_KEYS = ("image", "emulator_processes")
+OPTIONAL_LAB_KEYS = ("image", "emulator_processes", "tcp")
 
 
 class HasExtraInfo(Protocol):

@@ -14,10 +14,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from mgmtbench.emulator.options import Credentials, SshServerOptions
 from mgmtbench.lab.facts import RuntimeFacts
+from mgmtbench.lab.netns import NETNS_DIR
 from mgmtbench.lab.state import LabState
 from mgmtbench.targets import Service
 
@@ -46,6 +47,9 @@ class RuntimeContext:
     https_port: int
     # Algorithms, host key type and login methods of every device's SSH server.
     ssh: SshServerOptions = field(default_factory=SshServerOptions)
+    # The device side's TCP (mgmtbench.lab.tcp): ``cc``, route ``metrics``, ``mtu``; None: the
+    # kernel's defaults (a runtime whose devices have namespaces of their own applies it there).
+    tcp: dict[str, Any] | None = None
 
     @property
     def netns(self) -> str:
@@ -121,6 +125,11 @@ class DeviceRuntime(ABC):
     @abstractmethod
     def known_hosts(self) -> Path:
         """An OpenSSH known_hosts file with every device's host key."""
+
+    def device_netns(self, context: RuntimeContext) -> Path:
+        """The network namespace the first device's server runs in (where its end of a
+        connection is found): the lab's own unless the runtime says otherwise."""
+        return NETNS_DIR / context.netns
 
     def echo_address(self, context: RuntimeContext) -> str:
         """Where the lab's calibration echo server listens, inside the lab namespace, behind the

@@ -28,7 +28,7 @@ from pathlib import Path
 from mgmtbench.errors import DockerError, UsageError
 from mgmtbench.lab.facts import RuntimeFacts
 from mgmtbench.lab.netns import run_in
-from mgmtbench.lab.procfs import process_exists
+from mgmtbench.lab.procfs import netns_of, process_exists
 from mgmtbench.lab.runtimes.base import DeviceRuntime, DeviceSpec, RuntimeContext, RuntimeOptions
 from mgmtbench.lab.state import LabState
 
@@ -113,13 +113,17 @@ class DockerRuntime(DeviceRuntime):
             self._raise_if_exited()
         index = context.state.index
         run_in(context.netns, "mgmtbench.lab.runtimes.wiring", {
-            "lab_ip": context.lab_ip,
+            "lab_ip": context.lab_ip, "tcp": context.tcp,
             "devices": [{"pid": pid, "lab_if": f"mgb{index}c{i}", "address": d.address}
                         for i, (pid, d) in enumerate(zip(self._pids, context.devices, strict=True))],
         })
         self._wait_ready(folders)
         self.ca_file.write_bytes(b"".join((f / "tls" / "ca.pem").read_bytes() for f in folders))
         self.known_hosts.write_bytes(b"".join((f / "known_hosts").read_bytes() for f in folders))
+
+    def device_netns(self, context: RuntimeContext) -> Path:
+        """The first device container's network namespace."""
+        return netns_of(self._pids[0])
 
     def stop(self) -> None:
         """Remove the lab's containers."""
