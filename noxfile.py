@@ -1,5 +1,6 @@
 """Developer and CI sessions: ``nox -s bench`` (the main job), ``nox -s tests``, ``nox -s lint``,
-``nox -s typecheck``, ``nox -s matrix`` (the SSH algorithm matrix), ``nox -s throughput``
+``nox -s typecheck``, ``nox -s tcp`` (the lab's own TCP: cubic against bbr),
+``nox -s matrix`` (the SSH algorithm matrix), ``nox -s throughput``
 (server throughput against connections), ``nox -s docker`` (the docker device runtime, with a
 private dockerd), ``nox -s soak`` (the emulator under a hostile mix), ``nox -s lock`` (refresh
 the lock). ``./dev SESSION`` runs them on a fresh machine.
@@ -170,6 +171,22 @@ def throughput(session: nox.Session) -> None:
         session.error("the benchmark saved no run under .benchmarks/ (every test skipped?)")
     run = max(saved, key=lambda p: p.stat().st_mtime)
     session.run("mgmtbench", "report", str(run), "--out", "throughput-report")
+
+
+@nox.session(python=PYTHON)
+def tcp(session: nox.Session) -> None:
+    """The lab's own TCP as an experiment (root: lab links): cubic against bbr on the device
+    side at regional and intercontinental, side by side, for httpx batch-post, multi-cmd and
+    keep-alive (5 commands), two large outputs, and SFTP/SCP upload and download (4 MB); about
+    3 minutes. Saved under .benchmarks/ like ``bench``; extra arguments go to pytest
+    (``nox -s tcp -- -k regional``)."""
+    install(session, "-e", ".[test]")
+    session.run(
+        "pytest", "benchmarks/test_lab_tcp.py", "-p", "no:cacheprovider",
+        "--benchmark-autosave", "--benchmark-storage=file://.benchmarks",
+        "--benchmark-columns=median,min,max", "--benchmark-sort=name",
+        "-o", "console_output_style=count", "-v", *session.posargs,
+    )
 
 
 @nox.session(python=PYTHON)

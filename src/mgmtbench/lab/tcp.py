@@ -28,18 +28,22 @@ How each end gets the profile's settings (:class:`~mgmtbench.lab.profiles.LinkPr
   and those that differ from :data:`DEVICE_SYSCTLS` are listed in the result (a warning).
 
 Recorded (:class:`TcpFacts`, in every result and in ``mgmtbench lab check``): each end's
-congestion control and MSS as a live connection to a device reports them (the benchmark side by
-``getsockopt``, the device side by ``sock_diag`` inside the device's namespace), each end's MTU,
-initial window and sysctls. Asked-for settings that a live connection does not show (another
-congestion control, another MTU) fail the lab: what it would measure is not what it says.
+congestion control and MSS as a live connection across the link reports them (the benchmark side
+by ``getsockopt``, the device side by ``sock_diag`` inside the devices' namespace; the connection
+goes to the lab's echo server, which shares the devices' namespace and routes, or to a device
+container's SSH server), each end's MTU, initial window and sysctls. Asked-for settings that a
+live connection does not show (another congestion control, another MTU) fail the lab: what it
+would measure is not what it says.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ipaddress
+import shutil
 import socket
 import struct
+import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -108,9 +112,15 @@ def available() -> list[str]:
 
 
 def check_available(profile: LinkProfile) -> None:
-    """A one-line UsageError if the kernel lacks a congestion control the profile asks for."""
-    have = available()
+    """Load the module of a congestion control the profile asks for that the kernel has not
+    loaded (``modprobe tcp_NAME``, as the kernel itself would for a route); a one-line
+    UsageError if it still lacks it."""
     for name in dict.fromkeys((profile.device_cc, profile.client_cc)):
+        have = available()
+        if have and name not in have and shutil.which("modprobe"):
+            subprocess.run(["modprobe", "-q", f"tcp_{name}"], check=False, timeout=30,
+                           capture_output=True)
+            have = available()
         if have and name not in have:
             raise UsageError(
                 f"profile {profile.name!r} asks for congestion control {name!r}, which this "
@@ -123,7 +133,10 @@ def configure_device_namespace(cc: str) -> None:
     """In the calling thread's (device side) namespace: :data:`DEVICE_SYSCTLS`, and ``cc`` as
     the default congestion control where the allowed list lets this namespace choose it."""
     for name, value in DEVICE_SYSCTLS.items():
-        _write(name, value)
+        # A kernel that keeps one of them host-wide (older kernels) or lacks it: left as it is,
+        # and recorded as the namespace has it.
+        with contextlib.suppress(FileNotFoundError, PermissionError):
+            _write(name, value)
     # Refused unless in net.ipv4.tcp_allowed_congestion_control: the routes carry it anyway.
     with contextlib.suppress(PermissionError):
         _write(DEFAULT_CC_SYSCTL, cc)
@@ -176,11 +189,11 @@ class TcpFacts:
         return f"{end('device', self.device)} | {end('client', self.client)}"
 
 
-def observe(profile: LinkProfile, address: str, port: int, client_if: str,
-            device_netns: Path) -> TcpFacts:
-    """Open a connection to a device (``address``:``port``, served in namespace
-    ``device_netns``) from this thread's namespace, read both ends' TCP state while it is open,
-    and compare with ``profile``."""
+def observe(profile: LinkProfile, address: str, port: int, device_netns: Path, *,
+            client_if: str) -> TcpFacts:
+    """Open a connection to ``address``:``port`` (served in namespace ``device_netns``, behind
+    the link whose benchmark-side interface is ``client_if``) from this thread's namespace,
+    read both ends' TCP state while it is open, and compare with ``profile``."""
     with socket.create_connection((address, port), timeout=10) as sock:
         local_port = sock.getsockname()[1]
         info = sock.getsockopt(socket.IPPROTO_TCP, SOL_TCP_INFO, 104)
@@ -188,7 +201,7 @@ def observe(profile: LinkProfile, address: str, port: int, client_if: str,
         client = TcpEnd(
             cc=client_cc.split(b"\0", 1)[0].decode(),
             mss=struct.unpack_from("I", info, _SND_MSS)[0],
-            mtu=int(Path(f"/sys/class/net/{client_if}/mtu").read_text()),
+            mtu=_mtu(client_if),
             initcwnd=_route_initcwnd(address),
             sysctls=read_sysctls())
         client_ip = sock.getsockname()[0]
@@ -271,6 +284,13 @@ def _device_end(port: int, peer_port: int, peer_ip: str) -> TcpEnd:
         mtu = ipr.get_links(route.get_attr("RTA_OIF"))[0].get_attr("IFLA_MTU")
     return TcpEnd(cc=str(msg.get_attr("INET_DIAG_CONG")), mss=int(info["tcpi_snd_mss"]),
                   mtu=int(mtu), initcwnd=_route_initcwnd(peer_ip), sysctls=read_sysctls())
+
+
+def _mtu(interface: str) -> int:
+    """The MTU of ``interface`` in this thread's namespace (over netlink: sysfs shows the
+    namespace that mounted it, not the thread's)."""
+    with IPRoute() as ipr:
+        return int(ipr.get_links(ipr.link_lookup(ifname=interface)[0])[0].get_attr("IFLA_MTU"))
 
 
 def _route_initcwnd(address: str) -> int | None:

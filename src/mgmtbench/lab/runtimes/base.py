@@ -126,10 +126,12 @@ class DeviceRuntime(ABC):
     def known_hosts(self) -> Path:
         """An OpenSSH known_hosts file with every device's host key."""
 
-    def device_netns(self, context: RuntimeContext) -> Path:
-        """The network namespace the first device's server runs in (where its end of a
-        connection is found): the lab's own unless the runtime says otherwise."""
-        return NETNS_DIR / context.netns
+    def tcp_end(self, context: RuntimeContext, echo_port: int) -> tuple[str, int, Path]:
+        """Where a connection shows the device side's TCP (:mod:`mgmtbench.lab.tcp`): an address
+        and port that accept one, and the network namespace that serves it. By default the lab's
+        echo server, in the lab's namespace where the devices run too, with the same routes;
+        a runtime whose devices have namespaces of their own names a device there."""
+        return self.echo_address(context), echo_port, NETNS_DIR / context.netns
 
     def echo_address(self, context: RuntimeContext) -> str:
         """Where the lab's calibration echo server listens, inside the lab namespace, behind the

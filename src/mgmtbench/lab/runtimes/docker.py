@@ -121,9 +121,9 @@ class DockerRuntime(DeviceRuntime):
         self.ca_file.write_bytes(b"".join((f / "tls" / "ca.pem").read_bytes() for f in folders))
         self.known_hosts.write_bytes(b"".join((f / "known_hosts").read_bytes() for f in folders))
 
-    def device_netns(self, context: RuntimeContext) -> Path:
-        """The first device container's network namespace."""
-        return netns_of(self._pids[0])
+    def tcp_end(self, context: RuntimeContext, echo_port: int) -> tuple[str, int, Path]:
+        """The first device's SSH server, in its container's network namespace."""
+        return context.devices[0].address, context.ssh_port, netns_of(self._pids[0])
 
     def stop(self) -> None:
         """Remove the lab's containers."""

@@ -58,7 +58,7 @@ def wire(spec: dict[str, Any]) -> None:
             ipr.link("set", index=index, state="up", **mtu)
             ipr.route("add", dst=f"{lab_ip}/32", oif=index, scope=LINK_SCOPE, **metrics)
             ipr.route("add", dst="0.0.0.0/0", gateway=lab_ip, oif=index, **metrics)
-        if tcp_spec:
+        if tcp_spec:  # this container's namespace, as the process is in it now
             configure_device_namespace(tcp_spec["cc"])
 
 
