@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from mgmtbench.emulator import Credentials
@@ -25,6 +26,9 @@ from mgmtbench.lab import Lab, resolve
 from mgmtbench.lab.lab import SSH_PORT, has_net_admin
 from mgmtbench.lab.profiles import load_profiles
 from mgmtbench.lab.tcp import available
+from mgmtbench.results.sections import lab_tcp
+from mgmtbench.results.sections.base import ReportContext
+from mgmtbench.results.tcp import describe
 from mgmtbench.testing import PASSWORD, SECRET, USERNAME
 
 needs_lab = pytest.mark.skipif(
@@ -183,3 +187,27 @@ def test_lab_check_prints_both_ends_tcp() -> None:
                      r"MTU 1500", out.stdout), out.stdout
     as_json = subprocess.run([*command, "--json"], capture_output=True, text=True, timeout=120)
     assert json.loads(as_json.stdout)["tcp"]["asked"]["device_cc"] == "reno"
+
+
+# --- results ---------------------------------------------------------------------------------
+
+
+def test_results_say_each_ends_tcp_and_the_hosts_differences() -> None:
+    record = {"device": {"cc": "bbr", "mtu": 1400, "initcwnd": 10}, "client": {"cc": "cubic"},
+              "mismatches": [], "differs": ["net.ipv4.tcp_rmem is 1 2 3 on the benchmark side"]}
+    text = describe(json.dumps(record))  # as a run's loader keeps nested values
+    assert text.startswith("TCP: device bbr, benchmark side cubic, MTU 1400, initial window 10.")
+    assert "Host settings unlike the device's: net.ipv4.tcp_rmem is 1 2 3" in text
+    assert describe(float("nan")).startswith("TCP: not recorded")
+
+
+def test_the_lab_tcp_section_sets_congestion_controls_side_by_side(tmp_path: Path) -> None:
+    rows = [{"profile": "regional", "case": case, "device_cc": cc, "median_ms": ms,
+             "measured_rtt_ms": 30.0, "tcp": None}
+            for case, cc, ms in (("batch-post", "cubic", 33.0), ("batch-post", "bbr", 39.6),
+                                 ("sftp-upload", "cubic", 290.0), ("sftp-upload", "bbr", 304.5))]
+    section = lab_tcp.render(pd.DataFrame(rows), ReportContext(out=tmp_path))
+    text = "\n".join(section.lines)
+    assert "| case | cubic ms | cubic RTTs | bbr ms | bbr RTTs | bbr / cubic |" in text
+    assert "| batch-post | 33.00 | 1.10 | 39.60 | 1.32 | 1.20 |" in text
+    assert "| sftp-upload | 290.00 | 9.67 | 304.50 | 10.15 | 1.05 |" in text

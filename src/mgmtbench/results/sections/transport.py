@@ -11,11 +11,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from mgmtbench.lab.facts import LOOPBACK
 from mgmtbench.results import study
 from mgmtbench.results.charts import bars_per_profile, time_vs_commands, time_vs_rtt
 from mgmtbench.results.compare import KEYS as COMPARED_BY
 from mgmtbench.results.compare import speedups
 from mgmtbench.results.sections.base import ReportContext, Section, markdown_table
+from mgmtbench.results.tcp import describe
 
 EXPERIMENT = "transport"
 KEYS = tuple(COMPARED_BY)
@@ -40,7 +42,8 @@ def render(frame: pd.DataFrame, context: ReportContext) -> Section:
         info = frame[(frame["profile"] == profile) & (frame["commands"] == commands)].iloc[0]
         lines += [f"## {profile}, {commands} commands", "",
                   f"Backend {info.get('backend')}, configured RTT {info.get('configured_rtt_ms')} "
-                  f"ms, measured {info.get('measured_rtt_ms')} ms. Speed-up against {against}.",
+                  f"ms, measured {info.get('measured_rtt_ms')} ms. Speed-up against {against}. "
+                  + (describe(info.get("tcp")) if info.get("backend") != LOOPBACK else ""),
                   "", markdown_table(group[[c for c in COLUMNS if c in group]]), ""]
     lines += study.render(frame)
     charts = _charts(frame, context.out)
