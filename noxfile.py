@@ -359,7 +359,9 @@ NETEM_OUT = ".benchmarks/netem-vm"  # the netem session's JSON: lab checks and b
 # regional lab: starting a Python process and bringing a lab up are what take the time there.
 NETEM_VM_LAB_TESTS = ("loss_rate or counters_account or emulator_answers or "
                       "connect_exchanges_close or pairs_on_an_open_connection or "
-                      "response_in_pieces or udp_and_icmp")
+                      "response_in_pieces or udp_and_icmp or "
+                      # the lab's own TCP on a stock kernel (cubic built in, others modules)
+                      "both_ends_use_the_profiles")
 NETEM_VM_BENCH = ("benchmarks/test_transport_modes.py", "--profiles", "regional",
                   "--clients", "asyncssh,httpx", "--commands", "5")
 NETEM_VM_CHECK_SAMPLES = "10"  # lab check calibration samples per backend
@@ -383,7 +385,8 @@ NETEM_VM_START_TIMEOUT = "300"
 def netem(session: nox.Session) -> None:
     """The netem link backend, proven on Debian's stock kernel in a VM (root): installs qemu, the
     kernel package and virtme-ng if missing (``tools/netem_vm.py --install``), boots the kernel
-    once under software emulation and runs in it: the lab tests that mean something there and
+    once under software emulation and runs in it: the lab tests that mean something there (the
+    lab's own TCP among them: route congestion control on a stock kernel), and
     the transport benchmark (asyncssh and httpx at regional, 5 commands) with
     ``--link-backend netem``, the same benchmark through the tun delay line, ``mgmtbench lab
     check`` through each; then ``tools/compare_backends.py`` holds the two side by side (wire
@@ -404,7 +407,8 @@ def netem(session: nox.Session) -> None:
         "transport-netem", "transport-tun", "lab-check-netem", "lab-check-tun")}
     pytest = ["pytest", "-p", "no:cacheprovider", "--benchmark-columns=mean,median,min,max"]
     steps = [
-        [*pytest, "tests/test_lab.py", "tests/test_wiretap.py", *NETEM_VM_BENCH,
+        [*pytest, "tests/test_lab.py", "tests/test_wiretap.py", "tests/test_lab_tcp.py",
+         *NETEM_VM_BENCH,
          "--link-backend", "netem", "-k", f"{NETEM_VM_LAB_TESTS} or test_transport_mode",
          f"--benchmark-json={out['transport-netem']}", "-v", *session.posargs],
         [*pytest, *NETEM_VM_BENCH, "--link-backend", "tun",

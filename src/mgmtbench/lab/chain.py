@@ -192,7 +192,7 @@ class LabChain:
             jitter_ms=profile.jitter_ms,
             loss_pct=round(100 * (1 - _product(1 - f.loss_pct / 100 for f in self._facts())), 4),
             rate_mbit=min((f.rate_mbit for f in self._facts() if f.rate_mbit), default=0.0),
-            devices=last.devices, tcp=last.tcp)
+            devices=last.devices, tcp=_path_tcp(first.tcp, last.tcp))
 
     def link_facts(self) -> dict[str, Any]:
         """Each link's profile, configured RTT and measured RTTs (small echo, and ICMP where
@@ -315,6 +315,19 @@ def _add_routes(gateway: str, networks: list[str], metrics: dict[str, object]) -
 def _forward() -> None:
     """IPv4 forwarding on in this thread's namespace (a hop)."""
     Path("/proc/sys/net/ipv4/ip_forward").write_text("1\n")
+
+
+def _path_tcp(first: dict[str, Any] | None,
+              last: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The path's TCP: the benchmark side as the first link has it, the devices' side as the
+    last link has it (each link's own: ``lab.tcp`` of each lab); what either did not get as
+    asked, and the host's differences."""
+    if first is None or last is None:
+        return last or first
+    return {**last, "client": first["client"],
+            "asked": {**last["asked"], "client_cc": first["asked"]["client_cc"]},
+            "mismatches": [*first["mismatches"], *last["mismatches"]],
+            "differs": first["differs"]}
 
 
 def _product(values: Any) -> float:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Protocol, Self
+from typing import Any, Protocol, Self
 
 from mgmtbench.lab.calibrate import Calibration
 from mgmtbench.lab.profiles import LinkProfile
@@ -91,7 +91,7 @@ class LabFacts:
     loss_pct: float = 0.0
     rate_mbit: float = 0.0
     # Both ends' TCP (mgmtbench.lab.tcp.TcpFacts.as_dict): asked for, shown, differences.
-    tcp: dict[str, object] | None = None
+    tcp: dict[str, Any] | None = None
 
     @property
     def has_link(self) -> bool:
