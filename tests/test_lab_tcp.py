@@ -16,6 +16,7 @@ import struct
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -30,6 +31,7 @@ from mgmtbench.results.sections import lab_tcp
 from mgmtbench.results.sections.base import ReportContext
 from mgmtbench.results.tcp import describe
 from mgmtbench.testing import PASSWORD, SECRET, USERNAME
+from mgmtbench.testing.summary import _lab_tcp
 
 needs_lab = pytest.mark.skipif(
     not has_net_admin(), reason="lab tests build network namespaces: run as root or with "
@@ -211,3 +213,27 @@ def test_the_lab_tcp_section_sets_congestion_controls_side_by_side(tmp_path: Pat
     assert "| case | cubic ms | cubic RTTs | bbr ms | bbr RTTs | bbr / cubic |" in text
     assert "| batch-post | 33.00 | 1.10 | 39.60 | 1.32 | 1.20 |" in text
     assert "| sftp-upload | 290.00 | 9.67 | 304.50 | 10.15 | 1.05 |" in text
+
+
+def test_a_run_ends_with_each_labs_tcp_once() -> None:
+    class Reporter:
+        def __init__(self) -> None:
+            self.lines: list[str] = []
+
+        def section(self, title: str) -> None:
+            self.lines.append(f"== {title}")
+
+        def write_line(self, line: str) -> None:
+            self.lines.append(line)
+
+    def bench(cc: str) -> SimpleNamespace:
+        tcp = {"device": {"cc": cc, "mtu": 1500, "initcwnd": 10}, "client": {"cc": "cubic"},
+               "mismatches": [], "differs": []}
+        return SimpleNamespace(name="t", extra_info={"profile": "regional", "tcp": tcp})
+
+    reporter = Reporter()
+    _lab_tcp(reporter, [bench("cubic"), bench("bbr"), bench("cubic")])
+    assert reporter.lines == [
+        "== the labs' TCP",
+        "regional: TCP: device cubic, benchmark side cubic, MTU 1500, initial window 10.",
+        "regional: TCP: device bbr, benchmark side cubic, MTU 1500, initial window 10."]

@@ -1,5 +1,6 @@
 """The tables a benchmark run ends with: ratios within small groups, the transport-mode table per
-profile and command count, and the concurrency table per profile and session count."""
+profile and command count, the concurrency table per profile and session count, and each lab's
+TCP (both ends' congestion control, MTU, and the host's settings unlike the device side's)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,22 @@ def write_summary(terminalreporter: Any, config: pytest.Config) -> None:
     _ratios(terminalreporter, session.benchmarks)
     _mode_table(terminalreporter, session.benchmarks)
     _fleet_table(terminalreporter, session.benchmarks)
+    _lab_tcp(terminalreporter, session.benchmarks)
+
+
+def _lab_tcp(reporter: Any, benchmarks: list[Any]) -> None:
+    """One line per profile whose lab recorded its TCP (:mod:`mgmtbench.lab.tcp`)."""
+    from mgmtbench.results.tcp import describe
+
+    seen: dict[tuple[str, str], None] = {}  # (profile, line), in order, each once
+    for bench in benchmarks:
+        info = bench.extra_info
+        if isinstance(info.get("tcp"), dict):
+            seen[(str(info.get("profile", bench.name)), describe(info["tcp"]))] = None
+    if seen:
+        reporter.section("the labs' TCP")
+        for profile, line in seen:
+            reporter.write_line(f"{profile}: {line}")
 
 
 def _ratios(reporter: Any, benchmarks: list[Any]) -> None:
