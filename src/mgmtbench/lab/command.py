@@ -191,8 +191,10 @@ def run_down(args: argparse.Namespace) -> int:
 def run_profiles(args: argparse.Namespace) -> int:
     """``mgmtbench lab profiles``: the built-in and user profiles."""
     table = {**BUILTIN, **(load_profiles(args.profiles_file) if args.profiles_file else {})}
-    print(f"{'name':<18}{'rtt ms':>8}{'jitter':>8}{'loss %':>8}{'rate Mbit':>11}  source")
+    print(f"{'name':<18}{'rtt ms':>8}{'jitter':>8}{'loss %':>8}{'rate Mbit':>11}  "
+          f"{'TCP (device/client cc, MTU, initcwnd)':<40}source")
     for p in table.values():
+        tcp = f"{p.device_cc}/{p.client_cc}, {p.mtu}, {p.initcwnd}"
         print(f"{p.name:<18}{p.rtt_ms:>8g}{p.jitter_ms:>8g}{p.loss_pct:>8g}{p.rate_mbit:>11g}  "
-              f"{p.source}")
+              f"{tcp:<40}{p.source}")
     return 0
