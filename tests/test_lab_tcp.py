@@ -15,6 +15,7 @@ import socket
 import struct
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -62,7 +63,7 @@ def _ss_device_side(lab: Lab, peer_port: int) -> str:
             capture_output=True, text=True, check=True).stdout
         if out.strip():
             return " ".join(out.split())
-        subprocess.run(["sleep", "0.01"], check=True)
+        time.sleep(0.01)
     raise AssertionError(f"no established device-side socket for port {peer_port}")
 
 

@@ -46,8 +46,7 @@ from mgmtbench.lab.calibrate import Calibration, calibrate
 from mgmtbench.lab.facts import LabDevice, LabFacts, LinkCounters
 from mgmtbench.lab.failures import lab_failures
 from mgmtbench.lab.lab import ECHO_PORT, Lab
-from mgmtbench.lab.netns import link_index
-from mgmtbench.lab.nsconfig import in_namespace
+from mgmtbench.lab.netns import in_namespace, link_index
 from mgmtbench.lab.profiles import LinkProfile
 from mgmtbench.lab.runtimes.hop import HopRuntime
 from mgmtbench.lab.tcp import route_metrics
@@ -68,11 +67,7 @@ class ChainLink:
 def in_netns(name: str | None, work: Callable[[], T]) -> T:
     """``work()`` inside network namespace ``name`` (on a thread that entered it), or here for
     None; its result, or its exception raised here."""
-    if name is None:
-        return work()
-    results: list[T] = []
-    in_namespace(name, lambda: results.append(work()))
-    return results[0]
+    return work() if name is None else in_namespace(name, work)
 
 
 def netlink_counters(interface: str) -> LinkCounters:

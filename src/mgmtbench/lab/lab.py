@@ -378,8 +378,7 @@ class Lab:
                         for d in context.devices]
         self.calibration = calibrate(self.echo_address, ECHO_PORT, self.calibration_samples,
                                      icmp=True)
-        self.tcp = tcp.observe(self.profile, *self.runtime.tcp_end(context, ECHO_PORT),
-                               client_if=state.host_if)
+        self.tcp = tcp.observe(self.profile, *self.runtime.tcp_end(context, ECHO_PORT))
         tcp.require(self.tcp, state.lab_id)
         for difference in self.tcp.differs:
             log.warning("lab %s: %s (the host's, not the lab's to set: recorded with every "

@@ -9,8 +9,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from mgmtbench.lab.processes import environment
 
@@ -25,6 +26,7 @@ PREFIX = "mgmtbench-"
 START_TIMEOUT = float(os.environ.get("MGMTBENCH_LAB_START_TIMEOUT", "60"))
 
 _libc = ctypes.CDLL(None, use_errno=True)
+T = TypeVar("T")
 
 
 def setns(name: str) -> None:
@@ -42,6 +44,28 @@ def setns_path(path: Path) -> None:
             raise OSError(err, f"setns({path}): {os.strerror(err)}")
     finally:
         os.close(fd)
+
+
+def in_namespace(where: str | Path, work: Callable[[], T]) -> T:
+    """``work()`` on a throwaway thread inside network namespace ``where`` (a name, or a path
+    such as a process's ``/proc/PID/ns/net``): its result, or its exception raised here
+    (``setns`` moves only the calling thread)."""
+    results: list[T] = []
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            setns_path(where if isinstance(where, Path) else NETNS_DIR / where)
+            results.append(work())
+        except BaseException as exc:  # raised again by the caller's thread
+            failures.append(exc)
+
+    thread = threading.Thread(target=run, name=f"netns-{where}", daemon=True)
+    thread.start()
+    thread.join()
+    if failures:
+        raise failures[0]
+    return results[0]
 
 
 def create(name: str) -> None:

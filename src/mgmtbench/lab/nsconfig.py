@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
-from collections.abc import Callable
 from typing import Any
 
 from pyroute2 import IPRoute
 
 from mgmtbench.lab import tcp
-from mgmtbench.lab.netns import link_index, setns
+from mgmtbench.lab.netns import in_namespace as in_namespace  # its home until now
+from mgmtbench.lab.netns import link_index
 from mgmtbench.lab.procfs import disable_ipv6
 
 
@@ -52,25 +51,6 @@ def configure(spec: dict[str, Any]) -> None:
     disable_ipv6("all")  # the lab speaks IPv4; no router solicitations in the packet counts
     if tcp_spec:
         tcp.configure_device_namespace(tcp_spec["cc"])
-
-
-def in_namespace(name: str, work: Callable[[], None]) -> None:
-    """Run ``work`` on a throwaway thread inside network namespace ``name``; its exception, if
-    any, is raised here."""
-    failures: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            setns(name)
-            work()
-        except BaseException as exc:  # raised again by the caller's thread
-            failures.append(exc)
-
-    thread = threading.Thread(target=run, name=f"nsconfig-{name}", daemon=True)
-    thread.start()
-    thread.join()
-    if failures:
-        raise failures[0]
 
 
 def configure_in(name: str, spec: dict[str, Any]) -> None:

@@ -44,18 +44,15 @@ import shutil
 import socket
 import struct
 import subprocess
-import threading
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TypeVar
 
 from pyroute2 import IPRoute
 from pyroute2.netlink.diag import DiagSocket
 
 from mgmtbench.errors import LabError, UsageError
-from mgmtbench.lab.netns import setns_path
+from mgmtbench.lab.netns import in_namespace
 from mgmtbench.lab.procfs import PROC
 from mgmtbench.lab.profiles import LinkProfile
 
@@ -83,7 +80,6 @@ LINK_SCOPE, KERNEL_PROTO = 253, 2  # a prefix route as the kernel makes it: scop
 RTM_F_FIB_MATCH = 0x2000  # 'ip route get fibmatch': the route itself, with its metrics
 TCP_ESTABLISHED = 1
 ESTABLISHED_WAIT = 15.0  # seconds: several round trips of the slowest link a profile allows
-T = TypeVar("T")
 
 
 def route_metrics(profile: LinkProfile, side: str) -> dict[str, object]:
@@ -189,23 +185,20 @@ class TcpFacts:
         return f"{end('device', self.device)} | {end('client', self.client)}"
 
 
-def observe(profile: LinkProfile, address: str, port: int, device_netns: Path, *,
-            client_if: str) -> TcpFacts:
-    """Open a connection to ``address``:``port`` (served in namespace ``device_netns``, behind
-    the link whose benchmark-side interface is ``client_if``) from this thread's namespace,
-    read both ends' TCP state while it is open, and compare with ``profile``."""
+def observe(profile: LinkProfile, address: str, port: int, device_netns: Path) -> TcpFacts:
+    """Open a connection to ``address``:``port`` (served in namespace ``device_netns``) from
+    this thread's namespace, read both ends' TCP state while it is open, and compare with
+    ``profile``."""
     with socket.create_connection((address, port), timeout=10) as sock:
         local_port = sock.getsockname()[1]
         info = sock.getsockopt(socket.IPPROTO_TCP, SOL_TCP_INFO, 104)
         client_cc = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16)
-        client = TcpEnd(
-            cc=client_cc.split(b"\0", 1)[0].decode(),
-            mss=struct.unpack_from("I", info, _SND_MSS)[0],
-            mtu=_mtu(client_if),
-            initcwnd=_route_initcwnd(address),
-            sysctls=read_sysctls())
+        mtu, initcwnd = _route_to(address)
+        client = TcpEnd(cc=client_cc.split(b"\0", 1)[0].decode(),
+                        mss=struct.unpack_from("I", info, _SND_MSS)[0], mtu=mtu,
+                        initcwnd=initcwnd, sysctls=read_sysctls())
         client_ip = sock.getsockname()[0]
-        device = in_netns(device_netns, lambda: _device_end(port, local_port, client_ip))
+        device = in_namespace(device_netns, lambda: _device_end(port, local_port, client_ip))
     return compare(profile, device, client)
 
 
@@ -236,26 +229,6 @@ def require(facts: TcpFacts, lab: str) -> None:
                        " (something on this host overrides the lab's routes or interfaces)")
 
 
-def in_netns(path: Path, work: Callable[[], T]) -> T:
-    """``work()`` on a throwaway thread inside the network namespace at ``path``."""
-    result: list[T] = []
-    failures: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            setns_path(path)
-            result.append(work())
-        except BaseException as exc:  # raised again by the caller's thread
-            failures.append(exc)
-
-    thread = threading.Thread(target=run, name="tcp-observe", daemon=True)
-    thread.start()
-    thread.join()
-    if failures:
-        raise failures[0]
-    return result[0]
-
-
 def _device_end(port: int, peer_port: int, peer_ip: str) -> TcpEnd:
     """The device's end of the connection from ``peer_ip``:``peer_port``, by sock_diag, in this
     thread's namespace, once established there (the client's end is established half a round
@@ -279,28 +252,21 @@ def _device_end(port: int, peer_port: int, peer_ip: str) -> TcpEnd:
                        f"{ESTABLISHED_WAIT:.0f} s")
     msg = found[0]
     info = msg.get_attr("INET_DIAG_INFO")
-    with IPRoute() as ipr:
-        route = ipr.route("get", dst=peer_ip)[0]
-        mtu = ipr.get_links(route.get_attr("RTA_OIF"))[0].get_attr("IFLA_MTU")
+    mtu, initcwnd = _route_to(peer_ip)
     return TcpEnd(cc=str(msg.get_attr("INET_DIAG_CONG")), mss=int(info["tcpi_snd_mss"]),
-                  mtu=int(mtu), initcwnd=_route_initcwnd(peer_ip), sysctls=read_sysctls())
+                  mtu=mtu, initcwnd=initcwnd, sysctls=read_sysctls())
 
 
-def _mtu(interface: str) -> int:
-    """The MTU of ``interface`` in this thread's namespace (over netlink: sysfs shows the
-    namespace that mounted it, not the thread's)."""
-    with IPRoute() as ipr:
-        return int(ipr.get_links(ipr.link_lookup(ifname=interface)[0])[0].get_attr("IFLA_MTU"))
-
-
-def _route_initcwnd(address: str) -> int | None:
-    """The initial window of the route this thread's namespace takes to ``address`` (None: the
-    route does not set one)."""
+def _route_to(address: str) -> tuple[int, int | None]:
+    """The MTU of the interface and the initial window (None: not set) of the route this
+    thread's namespace takes to ``address`` (over netlink: sysfs shows the namespace that
+    mounted it, not the thread's)."""
     with IPRoute() as ipr:
         route = ipr.route("get", dst=address, flags=RTM_F_FIB_MATCH)[0]
+        mtu = ipr.get_links(route.get_attr("RTA_OIF"))[0].get_attr("IFLA_MTU")
     metrics = route.get_attr("RTA_METRICS")
-    value = metrics.get_attr("RTAX_INITCWND") if metrics is not None else None
-    return int(value) if value is not None else None
+    initcwnd = metrics.get_attr("RTAX_INITCWND") if metrics is not None else None
+    return int(mtu), int(initcwnd) if initcwnd is not None else None
 
 
 def _path(name: str) -> Path:
