@@ -33,12 +33,13 @@ from collections.abc import Callable
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from mgmtbench.clients import adapter
+from mgmtbench.clients import Transport, adapter
 from mgmtbench.clients.roundtrips import RoundTripCounter
 from mgmtbench.emulator.oracle import show_commands
 from mgmtbench.errors import UsageError
 from mgmtbench.lab import LinkCounters
 from mgmtbench.testing import Driver, record, timing_info
+from mgmtbench.testing.netconf import netconf_output_check, netconf_unsupported
 from mgmtbench.testing.sites import Site
 
 PLATFORM = "cisco_ios"
@@ -59,7 +60,8 @@ def round_count(one_round: float) -> int:
 
 @pytest.mark.inventory
 def test_transport_mode(benchmark: BenchmarkFixture, site_for: Callable[[str], Site],
-                        client: str, mode: str, profile: str, commands: int) -> None:
+                        client: str, mode: str, payload: str, profile: str,
+                        commands: int) -> None:
     cls = adapter(client)
     hint = cls.missing()
     if hint:
@@ -77,8 +79,14 @@ def test_transport_mode(benchmark: BenchmarkFixture, site_for: Callable[[str], S
     reason = site.refused(cmds)  # inventory hosts: show commands only, unless --allow-config
     if reason:
         pytest.skip(reason)
-    check = site.output_check(target, cmds)
-    client_under_test = cls(target, mode)
+    if cls.transport is Transport.NETCONF:
+        reason = netconf_unsupported(target.platform, cmds, mode, payload)
+        if reason:
+            pytest.skip(reason)
+        check = netconf_output_check(site, target, cmds, mode, payload)
+    else:
+        check = site.output_check(target, cmds)
+    client_under_test = cls(target, mode, payload)
     counter = RoundTripCounter() if cls.counts_round_trips else None
     if counter is not None:
         client_under_test.count_round_trips(counter)  # before setup: a kept connection too
@@ -121,7 +129,7 @@ def test_transport_mode(benchmark: BenchmarkFixture, site_for: Callable[[str], S
     data = list(benchmark.stats.stats.data) if benchmark.stats else []
     record(benchmark, "transport", lab=None, library=cls, **site.record_info(),
            client=client, mode=mode, profile=site.name, commands=commands,
-           transport=str(cls.transport),
+           transport=str(cls.transport), payload=payload,
            **(timing_info(data, site.rtt_ms()) if data else {}),
            **({} if traffic is None else {
                "packets_per_iteration": round(traffic.packets / rounds, 1),

@@ -46,7 +46,8 @@ from mgmtbench.clients.translate import Translator
 from mgmtbench.errors import ClientError, MissingLibrary, UsageError
 from mgmtbench.targets import Auth, Service, SshAlgorithms, Target
 
-__all__ = ["ALGORITHM_FIELDS", "HTTPS_MODES", "KEPT_SHELL", "KEPT_VARIANTS", "PTY_MODES",
+__all__ = ["ALGORITHM_FIELDS", "HTTPS_MODES", "KEPT_SHELL", "KEPT_VARIANTS", "NETCONF_MODES",
+           "PAYLOADS", "PTY_MODES",
            "REUSING_MODES", "SSH_MODES", "STUDY_MODES", "AnyClient",
            "AsyncClient", "Client", "ClientError", "MissingLibrary", "Target", "TranslatedClient",
            "Transport",
@@ -57,6 +58,7 @@ class Transport(StrEnum):
     """How a client reaches the device."""
     SSH = "ssh"
     HTTPS = "https"
+    NETCONF = "netconf"
 
 
 # Mode names as they appear in test ids and in the JSON results. The names the published study
@@ -66,9 +68,16 @@ SSH_MODES = ("fresh-conn", "reuse-conn", "batch-exec", "pty-fresh", "pty-reuse",
              "pty-kept")
 HTTPS_MODES = ("fresh-conn", "keep-alive", "batch-post", "multi-cmd", "tls-resume", "h2-multiplex",
                "conn-per-iteration", "batch-post-fresh", "multi-cmd-fresh")
-#: The study's mode names (SSH and HTTPS).
+#: NETCONF's modes, as the study (clibench v0.8) names them: a new SSH connection and NETCONF
+#: session per iteration; a kept session, one RPC per command; every command's RPC sent before
+#: any reply is read, on a kept session; one edit-config, then a commit, on a kept session.
+NETCONF_MODES = ("fresh-session", "reuse-session", "batch-rpc", "edit-commit")
+#: What a NETCONF RPC carries: the study's CLI envelope, or modelled (YANG) data
+#: (:mod:`mgmtbench.clients.netconf.rpcs`). Other transports carry CLI text only.
+PAYLOADS = ("cli", "yang")
+#: The study's mode names (SSH, HTTPS and NETCONF).
 STUDY_MODES = frozenset({"fresh-conn", "reuse-conn", "batch-exec", "pty-fresh", "pty-reuse",
-                         "keep-alive", "batch-post", "multi-cmd"})
+                         "keep-alive", "batch-post", "multi-cmd", *NETCONF_MODES})
 #: Our variants that keep what a study name meant here before (issue 12): a shell kept across
 #: iterations, and an HTTPS connection made per iteration. Benchmarked with ``--modes all``.
 KEPT_VARIANTS = frozenset({"pty-kept", "conn-per-iteration", "batch-post-fresh",
@@ -79,13 +88,16 @@ PTY_MODES = frozenset({"pty-fresh", "pty-reuse", "pty-kept"})
 KEPT_SHELL = "pty-kept"
 #: Modes whose connection is made in ``setup`` (outside the timed part).
 REUSING_MODES = frozenset({"reuse-conn", "pty-reuse", "pty-kept", "keep-alive", "batch-post",
-                           "multi-cmd", "pipelined", "h2-multiplex"})
+                           "multi-cmd", "pipelined", "h2-multiplex", "reuse-session",
+                           "batch-rpc", "edit-commit"})
 
 
 class _Common:
     name: ClassVar[str]
     transport: ClassVar[Transport]
     modes: ClassVar[tuple[str, ...]]
+    #: What its requests can carry (:data:`PAYLOADS`): CLI text, and for NETCONF modelled data.
+    payloads: ClassVar[tuple[str, ...]] = ("cli",)
     #: The pip extra that installs the library (``pip install mgmtbench[<extra>]``).
     extra: ClassVar[str]
     #: Importable modules the adapter needs.
@@ -96,18 +108,24 @@ class _Common:
     #: The installed counter (None: nothing is counted, and the connections are not wrapped).
     round_trips: RoundTripCounter | None = None
 
-    def __init__(self, target: Target, mode: str) -> None:
+    def __init__(self, target: Target, mode: str, payload: str = "cli") -> None:
         if mode not in self.modes:
             raise ValueError(f"{self.name} does not support mode {mode!r}")
+        if payload not in self.payloads:
+            raise ValueError(f"{self.name} does not carry payload {payload!r}")
         self.check(target)
         self.target = target
         self.mode = mode
+        self.payload = payload
 
     @classmethod
     def service(cls, mode: str) -> Service:
-        """What ``mode`` asks of the device: HTTPS, an SSH shell (the PTY modes) or SSH exec."""
+        """What ``mode`` asks of the device: HTTPS, NETCONF, an SSH shell (the PTY modes) or
+        SSH exec."""
         if cls.transport is Transport.HTTPS:
             return Service.HTTPS
+        if cls.transport is Transport.NETCONF:
+            return Service.NETCONF
         return Service.SSH_SHELL if mode in PTY_MODES else Service.SSH_EXEC
 
     @classmethod

@@ -55,6 +55,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="SSH port of the first device, 0 for any (default: %(default)s)")
     p.add_argument("--https-port", type=_port, default=8443,
                    help="HTTPS port of the first device, 0 for any (default: %(default)s)")
+    p.add_argument("--netconf-port", type=_port, default=8300,
+                   help="NETCONF port (the netconf SSH subsystem only, as IOS-XE's 830) of the "
+                        "first device, 0 for any; NETCONF is also served on the SSH port "
+                        "(default: %(default)s)")
+    p.add_argument("--no-netconf", action="store_true",
+                   help="serve no NETCONF (on platforms with YANG models it is on)")
     p.add_argument("--username", default="admin", help="login user (default: %(default)s)")
     p.add_argument("--password", default="admin", help="login password (default: %(default)s)")
     p.add_argument("--enable-password", default=None,
@@ -231,6 +237,8 @@ def options_from_args(args: argparse.Namespace) -> EmulatorOptions:
         addresses=tuple(args.bind.split(",")) if "," in args.bind else (),
         ssh_port=args.ssh_port,
         https_port=args.https_port,
+        netconf=not args.no_netconf,
+        netconf_port=args.netconf_port,
         credentials=Credentials(
             username=args.username,
             password=args.password,

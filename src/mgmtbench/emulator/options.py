@@ -160,6 +160,10 @@ class EmulatorOptions:
     state_dir: Path | None = None  # where the CA, keys and known_hosts go (None: a temp dir)
     ssh: bool = True
     https: bool = True
+    # NETCONF (RFC 6242): the ``netconf`` subsystem on the SSH port and on ``netconf_port``
+    # (0: any free port; None: only on the SSH port), on platforms whose models it writes.
+    netconf: bool = True
+    netconf_port: int | None = 0
     # Explicit hostnames, one per device (a shard of a larger fleet); empty: derived from hostname.
     names: tuple[str, ...] = ()
     # The privilege level an SSH shell starts at: 15 lands at host#, 1 at host> (enable needed);

@@ -21,7 +21,9 @@ from mgmtbench.emulator.guard import quiet_loop_errors
 from mgmtbench.emulator.https_accept import ConnectionCaps
 from mgmtbench.emulator.https_server import DeviceApi, serve_https
 from mgmtbench.emulator.memtrim import MemoryTrimmer
+from mgmtbench.emulator.netconf.channel import netconf_subsystems
 from mgmtbench.emulator.options import HOST_KEY_TYPES, EmulatorOptions, Limits
+from mgmtbench.emulator.ssh_exec import Subsystems
 from mgmtbench.emulator.ssh_server import (
     SshCounts,
     check_ssh_server,
@@ -50,6 +52,8 @@ class DeviceEndpoint:
     #: The device's HTTPS connections: open now, and dropped at accept over a cap (None: no
     #: HTTPS).
     https_connections: ConnectionCaps | None = None
+    #: The device's NETCONF-only SSH port (None: NETCONF on the SSH port only, or none).
+    netconf_port: int | None = None
 
     @property
     def hostname(self) -> str:
@@ -124,15 +128,21 @@ class Emulator:
             by_https_socket: dict[tuple[str, int], Device] = {}
             for index, device in enumerate(devices):
                 counts = SshCounts()
-                ssh_port = (await self._listen_ssh(device, index, authorized, counts)
-                            if opts.ssh else None)
+                subsystems = netconf_subsystems(device, opts.netconf)
+                ssh_port = (await self._listen_ssh(device, index, authorized, counts,
+                                                   subsystems) if opts.ssh else None)
+                netconf_port = None
+                if opts.ssh and subsystems and opts.netconf_port is not None:
+                    netconf_port = await self._listen_ssh(device, index, authorized, counts,
+                                                          subsystems, opts.netconf_port)
                 https_port = None
                 if opts.https:
                     https_port = self._bind_https(index)
                     by_https_socket[(opts.address(index), https_port)] = device
                 self.endpoints.append(DeviceEndpoint(
                     device, opts.address(index), ssh_port, https_port, counts,
-                    ConnectionCaps(opts.limits) if https_port is not None else None))
+                    ConnectionCaps(opts.limits) if https_port is not None else None,
+                    netconf_port))
             if opts.https and self.tls is not None:
                 api = DeviceApi(by_https_socket, opts.credentials, opts.limits,
                                 user_agent=(platform.style.identity.https.user_agent
@@ -180,18 +190,24 @@ class Emulator:
         self._shutdown.set()
 
     async def _listen_ssh(self, device: Device, index: int, authorized: list[asyncssh.SSHKey],
-                          counts: SshCounts) -> int:
+                          counts: SshCounts, subsystems: Subsystems,
+                          netconf_only: int | None = None) -> int:
+        """Start one SSH listener: the device's SSH port, or with ``netconf_only`` (a port
+        number, 0 for any) a port that serves only the ``subsystems`` (IOS-XE's 830)."""
         opts = self.options
-        port, host = opts.port(opts.ssh_port, index), opts.address(index)
+        base = opts.ssh_port if netconf_only is None else netconf_only
+        port, host = opts.port(base, index), opts.address(index)
         assert self._host_key_pair is not None
         try:
             acceptor = await listen_ssh(
                 device, host, port, host_key=self._host_key_pair,
                 credentials=opts.credentials, limits=opts.limits,
                 ssh=opts.ssh_server, authorized=authorized,
-                connections=self._ssh_connections, counts=counts)
+                connections=self._ssh_connections, counts=counts, subsystems=subsystems,
+                cli_allowed=netconf_only is None)
         except OSError as exc:
-            raise _bind_error("SSH", host, port, exc) from exc
+            raise _bind_error("SSH" if netconf_only is None else "NETCONF", host, port,
+                              exc) from exc
         except (ValueError, asyncssh.Error) as exc:
             raise UsageError(f"cannot start the SSH server: {exc}") from exc
         self._acceptors.append(acceptor)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +33,9 @@ from mgmtbench.emulator.session import CHUNK, CliSession, Mode, Reply
 from mgmtbench.emulator.ssh_channel import DeviceChannel
 
 log = logging.getLogger("mgmtbench.emulator")
+
+#: Subsystems served by sessions of their own, by name (``netconf``): each makes a new session.
+Subsystems = Mapping[str, Callable[[], "asyncssh.SSHServerSession[bytes]"]]
 
 #: What a client that went away raises at a write.
 PEER_GONE = (BrokenPipeError, ConnectionError, asyncssh.Error)
@@ -98,10 +101,13 @@ class DeviceSession(asyncssh.SSHServerSession[bytes]):
     (:func:`~mgmtbench.emulator.lean_ssh.lean_connection`)."""
 
     def __init__(self, cli: CliExec, make_process: Callable[[], Any],
-                 send_now: Callable[[], None]) -> None:
+                 send_now: Callable[[], None], subsystems: Subsystems | None = None,
+                 cli_allowed: bool = True) -> None:
         self._cli = cli
         self._send_now = send_now
         self._make_process = make_process
+        self._subsystems = subsystems or {}
+        self._cli_allowed = cli_allowed
         self._chan: DeviceChannel | None = None
         self._command = ""
         self._writable = asyncio.Event()
@@ -118,14 +124,24 @@ class DeviceSession(asyncssh.SSHServerSession[bytes]):
 
     def shell_requested(self) -> bool:
         """A shell: an asyncssh process runs it."""
-        return bool(self._hand_over().shell_requested())
+        return self._cli_allowed and bool(self._hand_over().shell_requested())
 
     def subsystem_requested(self, subsystem: str) -> bool:
-        """A subsystem (SFTP): an asyncssh process runs it."""
-        return bool(self._hand_over().subsystem_requested(subsystem))
+        """A subsystem the server was given (``netconf``) takes the channel; any other (SFTP)
+        runs in an asyncssh process."""
+        make = self._subsystems.get(subsystem)
+        if make is not None:
+            assert self._chan is not None
+            session = make()
+            session.connection_made(self._chan)
+            self._chan.hand_over(session)
+            return True
+        return self._cli_allowed and bool(self._hand_over().subsystem_requested(subsystem))
 
     def exec_requested(self, command: str) -> bool:
         """A CLI exec is answered here; any other exec runs in an asyncssh process."""
+        if not self._cli_allowed:
+            return False
         if not self._cli.is_cli(command):
             return bool(self._hand_over().exec_requested(command))
         self._command = command

@@ -32,7 +32,13 @@ from mgmtbench.emulator.session import CliSession, Mode
 from mgmtbench.emulator.sftp import sftp_factory
 from mgmtbench.emulator.shell import run_shell
 from mgmtbench.emulator.ssh_channel import device_channel
-from mgmtbench.emulator.ssh_exec import PEER_GONE, CliExec, DeviceSession, client_gone
+from mgmtbench.emulator.ssh_exec import (
+    PEER_GONE,
+    CliExec,
+    DeviceSession,
+    Subsystems,
+    client_gone,
+)
 from mgmtbench.emulator.transcripts import LOGIN_PRIVILEGES
 from mgmtbench.errors import UsageError
 
@@ -72,7 +78,8 @@ class _DeviceSSHServer(asyncssh.SSHServer):
                  authorized: Sequence[asyncssh.SSHKey], admission: Admission,
                  throttle: AuthThrottle, connections: set[asyncssh.SSHServerConnection],
                  counts: SshCounts, cli: CliExec, process: Any, sftp: Any,
-                 banner: LoginBanner | None = None) -> None:
+                 banner: LoginBanner | None = None, subsystems: Subsystems | None = None,
+                 cli_allowed: bool = True) -> None:
         self._device = device
         self._banner = banner
         self._credentials = credentials
@@ -93,6 +100,8 @@ class _DeviceSSHServer(asyncssh.SSHServer):
         self._cli = cli
         self._process = process
         self._sftp = sftp
+        self._subsystems = subsystems
+        self._cli_allowed = cli_allowed
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         peer = conn.get_extra_info("peername")
@@ -187,7 +196,8 @@ class _DeviceSSHServer(asyncssh.SSHServer):
                 f"Too many sessions on this connection (limit {self._limits.max_channels})")
         self._channels += 1
         return (device_channel(self._conn, self._channel_closed),
-                DeviceSession(self._cli, self._new_process, self._send_now))
+                DeviceSession(self._cli, self._new_process, self._send_now, self._subsystems,
+                              self._cli_allowed))
 
     def _new_process(self) -> asyncssh.SSHServerProcess[bytes]:
         """An asyncssh process for a session that is not a CLI exec (a shell, the bulk sink or
@@ -331,10 +341,13 @@ async def listen_ssh(
     authorized: Sequence[asyncssh.SSHKey],
     connections: set[asyncssh.SSHServerConnection],
     counts: SshCounts | None = None,
+    subsystems: Subsystems | None = None,
+    cli_allowed: bool = True,
 ) -> asyncssh.SSHAcceptor:
     """Start the device's SSH listener; the caller closes it and the ``connections`` it tracks.
     ``host_key`` comes from :func:`host_key_pair`; ``counts`` (if given) counts what it
-    accepts. A shell starts at ``ssh.login_privilege``, or the platform's ``login_privilege``."""
+    accepts; ``subsystems`` are served by sessions of their own (``netconf``), and with
+    ``cli_allowed`` False nothing else is (no shell, exec or SFTP: a NETCONF-only port). A shell starts at ``ssh.login_privilege``, or the platform's ``login_privilege``."""
     counts = counts if counts is not None else SshCounts()
     level = (ssh.login_privilege if ssh.login_privilege is not None
              else device.platform.style.login_privilege)
@@ -363,7 +376,8 @@ async def listen_ssh(
         # subsystem to ``sftp``, on the device's file system.
         server_factory=lambda: _DeviceSSHServer(device, credentials, limits, authorized,
                                                 admission, throttle, connections, counts,
-                                                cli, process, sftp, banner),
+                                                cli, process, sftp, banner, subsystems,
+                                                cli_allowed),
         encoding=None,
         line_editor=False,
         allow_pty=True,

@@ -52,6 +52,7 @@ class LabDevice:
     ssh_port: int
     https_port: int
     mgmt_ip: str = ""  # the address the device reports in its outputs (its own, in a lab)
+    netconf_port: int = 830  # the NETCONF subsystem's own port (0: none, use the SSH port)
 
     @property
     def reported_ip(self) -> str:

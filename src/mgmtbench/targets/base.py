@@ -27,6 +27,7 @@ class Service(StrEnum):
     SSH_EXEC = "ssh exec"  # exec requests (and the exec sink, source, scp and sftp)
     SSH_SHELL = "ssh shell"  # a PTY and the device's interactive CLI
     HTTPS = "https"  # the HTTPS management API
+    NETCONF = "netconf"  # the netconf SSH subsystem (RFC 6242), on the NETCONF port
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class Target:
     auth: Auth = Auth.PASSWORD  # how SSH clients log in (the OpenSSH binary always uses keys)
     agent_socket: Path | None = None  # SSH_AUTH_SOCK for Auth.AGENT
     algorithms: SshAlgorithms = field(default_factory=SshAlgorithms)
+    netconf_port: int = 830  # the NETCONF subsystem's port (IOS-XE's 830; 0: the SSH port)
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,8 @@ class Login:
 
 
 def make_target(host: str, ssh_port: int, https_port: int, *, platform: str, login: Login,
-                ca_file: Path | None = None, known_hosts: Path | None = None) -> Target:
+                ca_file: Path | None = None, known_hosts: Path | None = None,
+                netconf_port: int = 830) -> Target:
     """A target for one device of ``platform`` (its paging command from the platform folder)."""
     from mgmtbench.emulator.transcripts import load_platform
 
@@ -90,5 +93,6 @@ def make_target(host: str, ssh_port: int, https_port: int, *, platform: str, log
                   ca_file=ca_file, known_hosts=known_hosts, key_file=login.key_file,
                   paging_off=style.paging_off, width=style.width_511,
                   enable_mode=style.has_enable, prompt_gap=style.prompt_gap, auth=login.auth,
-                  agent_socket=login.agent_socket, algorithms=login.algorithms)
+                  agent_socket=login.agent_socket, algorithms=login.algorithms,
+                netconf_port=netconf_port)
 

@@ -15,4 +15,5 @@ def lab_targets(lab: LabLike, login: Login, *, platform: str = "cisco_ios",
     """Targets for the first ``count`` devices of ``lab`` (all by default)."""
     devices = list(lab.devices) if count is None else list(lab.devices)[:count]
     return [make_target(d.address, d.ssh_port, d.https_port, platform=platform, login=login,
-                        ca_file=lab.ca_file, known_hosts=lab.known_hosts) for d in devices]
+                        ca_file=lab.ca_file, known_hosts=lab.known_hosts,
+                        netconf_port=getattr(d, "netconf_port", 830)) for d in devices]

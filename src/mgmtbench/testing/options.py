@@ -54,7 +54,7 @@ DEFAULT_INVENTORY_RATE = 10.0
 LAB_FIXTURES = frozenset({"benchmark", "lab", "lab_for", "fleet_lab_for", "targets_for",
                           "site_for", "fleet_site_for"})
 #: Fixture names the plugin parametrises (a test parametrising one itself is left alone).
-MATRIX_NAMES = ("profile", "commands", "client", "mode", "concurrency")
+MATRIX_NAMES = ("profile", "commands", "client", "mode", "payload", "concurrency")
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -86,6 +86,10 @@ def add_options(parser: pytest.Parser) -> None:
                          "pipelined, tls-resume, h2-multiplex; default), all (also pty-kept, "
                          "conn-per-iteration, batch-post-fresh, multi-cmd-fresh) or "
                          "comma-separated mode names")
+    group.addoption("--payloads", default="cli,yang",
+                    help="what NETCONF RPCs carry: cli (the study's CLI envelope), yang "
+                         "(modelled data), or both (default: cli,yang); other transports carry "
+                         "CLI text only")
     group.addoption("--concurrency", default=DEFAULT_CONCURRENCY,
                     help="fleet benchmark: comma-separated session counts, each session to its "
                          f"own device (default: {DEFAULT_CONCURRENCY})")
@@ -303,9 +307,9 @@ def clients(config: pytest.Config, known: list[str]) -> list[str]:
 
 def modes(config: pytest.Config) -> frozenset[str]:
     """The mode names ``--modes`` selects (``study``, ``all`` or names), each checked."""
-    from mgmtbench.clients.base import HTTPS_MODES, KEPT_VARIANTS, SSH_MODES
+    from mgmtbench.clients.base import HTTPS_MODES, KEPT_VARIANTS, NETCONF_MODES, SSH_MODES
 
-    every = frozenset(SSH_MODES) | frozenset(HTTPS_MODES)
+    every = frozenset(SSH_MODES) | frozenset(HTTPS_MODES) | frozenset(NETCONF_MODES)
     wanted = split(config.getoption("--modes"))
     if wanted == ["all"]:
         return every
@@ -313,10 +317,22 @@ def modes(config: pytest.Config) -> frozenset[str]:
         return every - KEPT_VARIANTS
     unknown = set(wanted) - every
     if unknown or not wanted:
-        known = ", ".join(dict.fromkeys((*SSH_MODES, *HTTPS_MODES)))
+        known = ", ".join(dict.fromkeys((*SSH_MODES, *HTTPS_MODES, *NETCONF_MODES)))
         raise pytest.UsageError(f"--modes: unknown modes {sorted(unknown)}: choose study, all "
                                 f"or names from {known}")
     return frozenset(wanted)
+
+
+def payloads(config: pytest.Config) -> tuple[str, ...]:
+    """The NETCONF payloads ``--payloads`` selects, each checked."""
+    from mgmtbench.clients.base import PAYLOADS
+
+    wanted = split(config.getoption("--payloads"))
+    unknown = [p for p in wanted if p not in PAYLOADS]
+    if unknown or not wanted:
+        raise pytest.UsageError(f"--payloads: unknown payloads {unknown}: choose from "
+                                f"{', '.join(PAYLOADS)}")
+    return tuple(p for p in PAYLOADS if p in wanted)
 
 
 def throughput_matrix(config: pytest.Config) -> ThroughputMatrix:
@@ -348,6 +364,7 @@ def check(config: pytest.Config) -> None:
     counts(config, "--commands")
     counts(config, "--concurrency")
     modes(config)
+    payloads(config)
     throughput_matrix(config)
     inventory_options(config)
     inventory(config)
@@ -392,11 +409,21 @@ def generate_matrix(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("profile", profiles(config))
     if "client" not in wants:
         return
-    from mgmtbench.clients import ADAPTERS, pairs
+    from mgmtbench.clients import ADAPTERS, adapter, pairs
 
     found = counts(config, "--commands")
     wanted = clients(config, list(ADAPTERS))
-    if "mode" in wants:
+    if "mode" in wants and "payload" in wants:
+        # A payload axis for clients that carry more than CLI text (NETCONF), named in their
+        # ids only: other clients' ids stay [client-mode-...].
+        chosen, carried = modes(config), payloads(config)
+        triples = [(c, m, p) for c, m in pairs() if c in wanted and m in chosen
+                   for p in adapter(c).payloads if p in carried or adapter(c).payloads == ("cli",)]
+        metafunc.parametrize("commands", found, ids=[f"{n}cmd" for n in found])
+        metafunc.parametrize(("client", "mode", "payload"), triples,
+                             ids=[f"{c}-{m}" if adapter(c).payloads == ("cli",) else f"{c}-{m}-{p}"
+                                  for c, m, p in triples])
+    elif "mode" in wants:
         chosen = modes(config)
         matrix = [(c, m) for c, m in pairs() if c in wanted and m in chosen]
         metafunc.parametrize("commands", found, ids=[f"{n}cmd" for n in found])

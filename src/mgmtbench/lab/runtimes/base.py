@@ -45,6 +45,7 @@ class RuntimeContext:
     credentials: Credentials
     ssh_port: int
     https_port: int
+    netconf_port: int = 830  # the netconf subsystem's own port (IOS-XE's)
     # Algorithms, host key type and login methods of every device's SSH server.
     ssh: SshServerOptions = field(default_factory=SshServerOptions)
     # The device side's TCP (mgmtbench.lab.tcp): ``cc``, route ``metrics``, ``mtu``; None: the

@@ -177,6 +177,7 @@ class DockerRuntime(DeviceRuntime):
             "MGMTBENCH_ENABLE_PASSWORD": creds.enable_secret, "MGMTBENCH_BIND": device.address,
             "MGMTBENCH_SSH_PORT": str(context.ssh_port),
             "MGMTBENCH_HTTPS_PORT": str(context.https_port),
+            "MGMTBENCH_NETCONF_PORT": str(context.netconf_port),
             "MGMTBENCH_STATE_DIR": STATE_IN_CONTAINER,
             **context.ssh.environment(),  # algorithms, host key and login methods
         }

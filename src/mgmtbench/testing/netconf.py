@@ -1,0 +1,88 @@
+"""How the transport benchmark checks NETCONF rounds, by mode and payload.
+
+- ``cli`` reads: each round is the CLI text of the commands, checked as the SSH and HTTPS modes'
+  rounds are (:meth:`~mgmtbench.testing.sites.Site.output_check`).
+- ``yang`` reads: each round is one ``<data>`` element per command, each with data in it, and
+  every one valid against the device's advertised YANG modules where the validator's library is
+  installed (:mod:`mgmtbench.emulator.yang.validate`).
+- ``edit-commit``: each round is the edit's ``ok`` and the commit's ``ok``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lxml import etree
+
+from mgmtbench.clients.netconf import rpcs
+from mgmtbench.errors import UsageError
+from mgmtbench.targets import Target
+from mgmtbench.testing.sites import OutputCheck, Site
+
+_DATA = "{urn:ietf:params:xml:ns:netconf:base:1.0}data"
+
+
+def netconf_unsupported(platform: str, commands: Sequence[str], mode: str,
+                        payload: str) -> str | None:
+    """Why a NETCONF benchmark cannot run (a command the ``yang`` payload has no read for),
+    or None."""
+    if mode == "edit-commit":
+        return None
+    try:
+        rpcs.check_commands(list(commands), payload)
+    except UsageError as exc:
+        return f"{platform}: {exc}"
+    return None
+
+
+def _documents(text: str) -> list[etree._Element]:
+    """The ``<data>`` elements a round's output holds, in order."""
+    wrapped = f"<round>{text}</round>".encode()
+    root = etree.fromstring(wrapped, etree.XMLParser(resolve_entities=False, no_network=True))
+    return [node for node in root if node.tag == _DATA]
+
+
+def netconf_output_check(site: Site, target: Target, commands: Sequence[str], mode: str,
+                         payload: str) -> OutputCheck:
+    """The check for one NETCONF benchmark (see the module docstring)."""
+    if mode == "edit-commit":
+        def edited(outputs: Sequence[str]) -> str | None:
+            wrong = [i for i, out in enumerate(outputs) if out != "ok\nok\n"]
+            return None if not wrong else (
+                f"rounds {wrong} were not the edit's and the commit's ok (first: "
+                f"{outputs[wrong[0]][:200]!r})")
+        return edited
+    if payload == "cli":
+        return site.output_check(target, commands)
+    validate = _validator()
+
+    def modelled(outputs: Sequence[str]) -> str | None:
+        for index, out in enumerate(outputs):
+            try:
+                documents = _documents(out)
+            except etree.XMLSyntaxError as exc:
+                return f"round {index} is not XML: {exc}"
+            if len(documents) != len(commands):
+                return (f"round {index} has {len(documents)} <data> replies for "
+                        f"{len(commands)} commands")
+            empty = [commands[i] for i, doc in enumerate(documents) if len(doc) == 0]
+            if empty:
+                return f"round {index}: no data for {empty[0]!r}"
+            if validate is not None and index == 0:  # the first round: the rest are alike
+                for command, doc in zip(commands, documents, strict=True):
+                    problem = validate(doc)
+                    if problem:
+                        return f"{command!r}: the reply is not valid YANG data: {problem}"
+        return None
+
+    return modelled
+
+
+def _validator() -> object:
+    """A function that returns the YANG validator's complaint about a ``<data>`` element (None
+    if valid), or None where the validator's library is not installed."""
+    try:
+        from mgmtbench.emulator.yang.validate import data_problem
+    except ImportError:
+        return None
+    return data_problem
