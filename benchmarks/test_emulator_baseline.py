@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import asyncio
+import html
 import os
 import re
 import socket
@@ -298,3 +299,156 @@ def test_same_client_against_go_emulator(benchmark: BenchmarkFixture, peer_pair:
               f"{PEER_TARGET} target); server CPU per op {cpu_ms[ours.name]:.3f} vs "
               f"{cpu_ms[go.name]:.3f} ms ({cpu_ratio:.1f}x); median of {PEER_ROUNDS} rounds of "
               f"{batch}")
+
+
+# --- NETCONF: the emulator's netconf subsystem against clibench's Go NETCONF server -----------
+
+NETCONF_BATCH = 100
+_NETCONF_HELLO = (b'<hello xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><capabilities>'
+                  b"<capability>urn:ietf:params:netconf:base:1.1</capability></capabilities>"
+                  b"</hello>]]>]]>")
+
+
+@dataclass
+class NetconfPeer:
+    """One NETCONF server: its process, port, and the client's kept session."""
+
+    name: str
+    process: subprocess.Popen[str]
+    port: int
+    conn: asyncssh.SSHClientConnection | None = None
+    writer: asyncssh.SSHWriter[bytes] | None = None
+    reader: asyncssh.SSHReader[bytes] | None = None
+    buffer: bytes = b""
+    message_id: int = 0
+
+    def cpu_seconds(self) -> float:
+        return procfs.threads_cpu_seconds(self.process.pid)
+
+    async def open(self) -> None:
+        """SSH, the netconf subsystem, both hellos (base:1.1: chunked framing after them)."""
+        self.conn = await asyncssh.connect("127.0.0.1", self.port, username=USERNAME,
+                                           password=PASSWORD, known_hosts=None, **PEER_CLIENT)
+        self.writer, self.reader, _ = await self.conn.open_session(subsystem="netconf",
+                                                                   encoding=None)
+        while b"]]>]]>" not in self.buffer:
+            self.buffer += await self.reader.read(65536)
+        self.buffer = self.buffer.split(b"]]>]]>", 1)[1]
+        self.writer.write(_NETCONF_HELLO)
+
+    async def get(self) -> str:
+        """One ``<get>`` of the study's CLI envelope; the ``<data>``'s text."""
+        assert self.writer is not None and self.reader is not None
+        self.message_id += 1
+        rpc = (f'<rpc message-id="{self.message_id}" xmlns="urn:ietf:params:xml:ns:netconf:'
+               f'base:1.0"><get><filter type="cli">{PEER_COMMAND}</filter></get></rpc>').encode()
+        self.writer.write(b"\n#%d\n%s\n##\n" % (len(rpc), rpc))
+        while b"\n##\n" not in self.buffer:
+            self.buffer += await self.reader.read(65536)
+        framed, self.buffer = self.buffer.split(b"\n##\n", 1)
+        message = b""
+        while framed:
+            head, _, framed = framed[2:].partition(b"\n")
+            message += framed[:int(head)]
+            framed = framed[int(head):]
+        text = message.decode()
+        start, end = text.index("<data>") + 6, text.rindex("</data>")
+        return html.unescape(text[start:end])
+
+
+def _serve_netconf_peer(binary: str, transcripts: Path) -> tuple[subprocess.Popen[str], int]:
+    port = free_port()
+    process = subprocess.Popen(
+        [binary, "-addr", f"127.0.0.1:{port}", "-hostname", "R1", "-user", USERNAME,
+         "-pass", PASSWORD, "-transcripts", str(transcripts)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    deadline = threading.Timer(30, process.kill)
+    deadline.start()
+    try:
+        started = any("listening" in line for line in process.stderr)
+    finally:
+        deadline.cancel()
+    assert started, f"{binary} did not start in 30 s"
+    return process, port
+
+
+@pytest.fixture(scope="module")
+def netconf_pair(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+                 ) -> Iterator[tuple[asyncio.AbstractEventLoop, NetconfPeer, NetconfPeer]]:
+    """The emulator's NETCONF (on its SSH port) and the Go NETCONF server, each with a kept
+    session on one loop."""
+    binary = request.config.getoption("--peer-netconf-server")
+    if not binary:
+        pytest.skip("no Go NETCONF server to compare with: build clibench's internal/"
+                    "netconfserver (v0.8) outside this repository behind a small main and give "
+                    "its path with --peer-netconf-server PATH or MGMTBENCH_PEER_NETCONF_SERVER")
+    if not os.access(binary, os.X_OK):
+        pytest.skip(f"--peer-netconf-server {binary}: not an executable file")
+    loop = asyncio.new_event_loop()
+    peers: list[NetconfPeer] = []
+    try:
+        process, ssh_port, _ = _serve_mgmtbench()
+        peers.append(NetconfPeer("mgmtbench", process, ssh_port))
+        loop.run_until_complete(peers[0].open())
+        ours = loop.run_until_complete(peers[0].get())
+        transcripts = tmp_path_factory.mktemp("peer-netconf-transcripts")
+        (transcripts / f"{PEER_COMMAND.replace(' ', '_')}.txt").write_text(ours)
+        peers.append(NetconfPeer("go", *_serve_netconf_peer(str(binary), transcripts)))
+        loop.run_until_complete(peers[1].open())
+        yield loop, peers[0], peers[1]
+    finally:
+        for peer in peers:
+            if peer.conn is not None:
+                peer.conn.close()
+            _stop(peer.process)
+        loop.close()
+
+
+def test_netconf_get_against_go_server(
+        benchmark: BenchmarkFixture, capsys: pytest.CaptureFixture[str],
+        netconf_pair: tuple[asyncio.AbstractEventLoop, NetconfPeer, NetconfPeer]) -> None:
+    """A NETCONF ``get`` (the study's CLI envelope, ``show version``) on a kept session:
+    the emulator's time per request, the Go server's, their ratio (median of the rounds'),
+    and each server's CPU time per request."""
+    loop, ours, go = netconf_pair
+    expected = loop.run_until_complete(ours.get())
+    times: dict[str, list[float]] = {ours.name: [], go.name: []}
+    cpu: dict[str, list[float]] = {ours.name: [], go.name: []}
+
+    async def timed(peer: NetconfPeer) -> None:
+        before_cpu = peer.cpu_seconds()
+        start = time.perf_counter()
+        for _ in range(NETCONF_BATCH):
+            output = await peer.get()
+        times[peer.name].append((time.perf_counter() - start) / NETCONF_BATCH)
+        cpu[peer.name].append((peer.cpu_seconds() - before_cpu) / NETCONF_BATCH)
+        assert same_output("cisco_ios", output, expected), f"{peer.name}: other text"
+
+    def one_round() -> None:
+        pair = (ours, go) if len(times[ours.name]) % 2 == 0 else (go, ours)
+        for peer in pair:
+            loop.run_until_complete(timed(peer))
+
+    for peer in (ours, go):
+        for _ in range(NETCONF_BATCH):
+            loop.run_until_complete(peer.get())
+    benchmark.group = "same Python client: mgmtbench vs Go NETCONF server, 0 ms"
+    benchmark.pedantic(one_round, rounds=PEER_ROUNDS, warmup_rounds=0)
+    ms = {name: statistics.median(values) * 1000 for name, values in times.items()}
+    cpu_ms = {name: statistics.median(values) * 1000 for name, values in cpu.items()}
+    ratio = statistics.median(a / b for a, b in zip(times[ours.name], times[go.name],
+                                                     strict=True))
+    cpu_ratio = cpu_ms[ours.name] / max(cpu_ms[go.name], 1e-9)
+    record(benchmark, "emulator-vs-go", op="netconf-get-kept", client="asyncssh",
+           profile="local", rounds=PEER_ROUNDS, batch=NETCONF_BATCH,
+           mgmtbench_ms=round(ms[ours.name], 3), go_ms=round(ms[go.name], 3),
+           ratio=round(ratio, 2), mgmtbench_cpu_ms=round(cpu_ms[ours.name], 3),
+           go_cpu_ms=round(cpu_ms[go.name], 3), cpu_ratio=round(cpu_ratio, 2),
+           target_ratio=PEER_TARGET)
+    with capsys.disabled():
+        print(f"\nnetconf-get-kept: mgmtbench {ms[ours.name]:.3f} ms, Go {ms[go.name]:.3f} ms "
+              f"per request, ratio {ratio:.2f} ({'within' if ratio <= PEER_TARGET else 'over'} "
+              f"the {PEER_TARGET} target); server CPU per request {cpu_ms[ours.name]:.3f} vs "
+              f"{cpu_ms[go.name]:.3f} ms ({cpu_ratio:.1f}x); median of {PEER_ROUNDS} rounds of "
+              f"{NETCONF_BATCH}")

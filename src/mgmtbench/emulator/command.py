@@ -55,10 +55,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="SSH port of the first device, 0 for any (default: %(default)s)")
     p.add_argument("--https-port", type=_port, default=8443,
                    help="HTTPS port of the first device, 0 for any (default: %(default)s)")
-    p.add_argument("--netconf-port", type=_port, default=8300,
+    p.add_argument("--netconf-port", type=_port, default=None,
                    help="NETCONF port (the netconf SSH subsystem only, as IOS-XE's 830) of the "
                         "first device, 0 for any; NETCONF is also served on the SSH port "
-                        "(default: %(default)s)")
+                        "(default: 8300, or any free port with --ssh-port 0)")
     p.add_argument("--no-netconf", action="store_true",
                    help="serve no NETCONF (on platforms with YANG models it is on)")
     p.add_argument("--username", default="admin", help="login user (default: %(default)s)")
@@ -238,7 +238,8 @@ def options_from_args(args: argparse.Namespace) -> EmulatorOptions:
         ssh_port=args.ssh_port,
         https_port=args.https_port,
         netconf=not args.no_netconf,
-        netconf_port=args.netconf_port,
+        netconf_port=(args.netconf_port if args.netconf_port is not None
+                      else 0 if args.ssh_port == 0 else 8300),
         credentials=Credentials(
             username=args.username,
             password=args.password,
@@ -299,6 +300,9 @@ def _print_ready(emulator: Emulator) -> None:
                           if agent and opts.user_agent_rule == "device" else "")
             print(f"    curl {agent_flag}-u {creds.username}:{creds.password} --cacert "
                   f"{emulator.tls.ca} {endpoint.https_url('show version')}")
+        if endpoint.netconf_port:
+            print(f"    netconf: ssh -p {endpoint.netconf_port} -s {creds.username}@"
+                  f"{endpoint.host} netconf")
     if count > len(shown):
         last = emulator.endpoints[-1]
         print(f"  ... {count - len(shown)} more, up to {last.hostname} "

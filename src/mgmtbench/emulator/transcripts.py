@@ -156,8 +156,11 @@ class Platform:
         return self.style.name
 
 
+@cache
 def default_root() -> Path:
-    """The transcripts folder: inside the installed package, else the repository root."""
+    """The transcripts folder: inside the installed package, else the repository root (found
+    once: a configuration line asks for it, and resolving the path each time cost a quarter of
+    the line's time)."""
     packaged = Path(__file__).resolve().parent.parent / "transcripts"
     if packaged.is_dir():
         return packaged

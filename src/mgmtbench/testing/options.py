@@ -152,6 +152,13 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--fleet-command", default=DEFAULT_FLEET_COMMAND,
                     help="fleet benchmark: the command each session runs twice (default: "
                          f"{DEFAULT_FLEET_COMMAND}, ~26 KB on cisco_ios)")
+    group.addoption("--peer-netconf-server",
+                    default=os.environ.get("MGMTBENCH_PEER_NETCONF_SERVER"), metavar="PATH",
+                    help="emulator baseline: a binary hosting clibench's Go NETCONF server "
+                         "(internal/netconfserver, v0.8) that takes -addr HOST:PORT -user -pass "
+                         "-hostname -transcripts DIR, timed against the emulator's NETCONF with "
+                         "the same client (default: $MGMTBENCH_PEER_NETCONF_SERVER; none: that "
+                         "benchmark is skipped)")
     group.addoption("--peer-server", default=os.environ.get("MGMTBENCH_PEER_SERVER"),
                     metavar="PATH",
                     help="emulator baseline: a clibench binary (github.com/lykinsbd/clibench, "

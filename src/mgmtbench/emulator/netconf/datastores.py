@@ -154,6 +154,8 @@ class DeviceDatastores:
         elif persist_id is not None:
             raise RpcError("invalid-value", "no confirmed commit is pending",
                            path="/commit/persist-id")
+        if self.candidate is None and not confirmed and pending is None:
+            return  # nothing to write: the candidate reads as running
         before = copy.deepcopy(self.model.data(with_state=False))
         if self.candidate is not None:
             self.apply(before, self.candidate)

@@ -118,7 +118,7 @@ class ModelledDevice:
         made = self._made.get(with_state)
         if made is not None and made[0] == version:
             return made[1]
-        state = state_of(self.device, platform_vendor(self.device.platform))
+        state = state_of(self.device, platform_vendor(self.device.platform), with_state)
         root = etree.Element(f"{{{BASE}}}data", nsmap={None: BASE})
         for family in self.families:
             for node in family.build(state, with_state):

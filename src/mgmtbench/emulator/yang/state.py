@@ -109,12 +109,15 @@ def settings_of(device: Device) -> Settings:
     return Settings(device.hostname, {name: if_settings(cfg) for name, cfg in configured.items()})
 
 
-def state_of(device: Device, vendor: str = "") -> DeviceState:
+def state_of(device: Device, vendor: str = "", with_state: bool = True) -> DeviceState:
     """The device's modelled state, as of now (the show commands' own caches make repeated
-    reads within a second cheap)."""
+    reads within a second cheap); without ``with_state``, the configuration only (no show
+    command is made for it)."""
     settings = settings_of(device)
-    status = _brief_status(device.transcript(_BRIEF)) if _has(device, _BRIEF) else {}
-    details = _details(device.transcript(_INTERFACES)) if _has(device, _INTERFACES) else {}
+    status = (_brief_status(device.transcript(_BRIEF))
+              if with_state and _has(device, _BRIEF) else {})
+    details = (_details(device.transcript(_INTERFACES))
+               if with_state and _has(device, _INTERFACES) else {})
     found: list[IfState] = []
     for name, conf in settings.interfaces.items():
         admin, oper = status.get(name, (conf.enabled, conf.enabled))
