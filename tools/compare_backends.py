@@ -1,6 +1,7 @@
 """Compare the same transport benchmarks run through two link backends (netem and tun), mode by mode.
 
     python tools/compare_backends.py NETEM.json TUN.json [--timing] [--lab-check NETEM.json TUN.json]
+        [--rtts-from-benchmarks]
 
 Inputs are pytest-benchmark JSON files of ``benchmarks/test_transport_modes.py`` (same clients,
 modes, profile and command count), and optionally the one-line JSON of ``mgmtbench lab check``
@@ -20,7 +21,11 @@ RTT), and checks:
   kernel; under software emulation the processes' own CPU time swamps the delay: see the
   README). Without it the spread is printed, not held;
 - each lab's measured RTTs (TCP echo, and ICMP on the link) are at least the configured RTT and
-  within ``--rtt-tolerance`` of it: every instrument's RTT is right.
+  within ``--rtt-tolerance`` of it: every instrument's RTT is right. They come from ``mgmtbench
+  lab check --json`` (``--lab-check``), or with ``--rtts-from-benchmarks`` from the benchmarks'
+  own records, which hold the same two instruments (the lab's TCP echo calibration, and the
+  wire tap's ICMP probes during the rounds: their median over the benchmarks), without a lab of
+  their own to build.
 
 Packet counts are printed, not held (``--packets N`` holds them to N per iteration): they count
 every pure ACK, and whether a receiver's ACK goes out alone or rides on its next request depends
@@ -158,6 +163,19 @@ COLUMNS = (  # (heading, key, format)
 )
 
 
+def lab_rtts(benchmarks: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """A lab check's RTT fields from benchmark records of one lab: its backend, configured and
+    TCP echo RTT (the same in every record), and the tap's ICMP RTT under load (the median)."""
+    records = list(benchmarks.values())
+    if not records:
+        return {"configured_rtt_ms": 0}
+    first = records[0]
+    probes = [r["link_rtt_under_load_ms"] for r in records if r.get("link_rtt_under_load_ms")]
+    return {"backend": first.get("backend"), "configured_rtt_ms": first["configured_rtt_ms"],
+            "measured_rtt_ms": first.get("measured_rtt_ms"),
+            "link_rtt_ms": statistics.median(probes) if probes else None}
+
+
 def table(rows: Sequence[Row], names: tuple[str, str]) -> str:
     """A plain-text side-by-side table: each column for the first and the second backend."""
     a, b = names
@@ -193,6 +211,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="also hold packets per iteration to N (default: printed only)")
     parser.add_argument("--lab-check", nargs=2, type=Path, metavar=("FIRST", "SECOND"),
                         help="mgmtbench lab check --json output per backend")
+    parser.add_argument("--rtts-from-benchmarks", action="store_true",
+                        help="check each backend's RTTs from its benchmark records (the lab's "
+                             "TCP echo, the tap's ICMP probes) instead of a lab check's")
     parser.add_argument("--rtt-tolerance", type=float, default=0.05,
                         help="how far above the configured RTT a lab check may measure (relative)")
     args = parser.parse_args(argv)
@@ -216,6 +237,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"TCP echo {info.get('measured_rtt_ms')} ms")
             if info.get("backend") != name:
                 failures.append(f"lab check {path} ran backend {info.get('backend')}, not {name}")
+            failures += check_lab(name, info, args.rtt_tolerance)
+    if args.rtts_from_benchmarks:
+        for name, path in zip((first, second), (args.first, args.second), strict=True):
+            info = lab_rtts(load_benchmarks(path))
+            print(f"benchmarks {name}: backend {info.get('backend')}, configured "
+                  f"{info['configured_rtt_ms']} ms, link (ICMP, under load) "
+                  f"{info.get('link_rtt_ms')} ms, TCP echo {info.get('measured_rtt_ms')} ms")
+            if info.get("backend") != name:
+                failures.append(f"{path} ran backend {info.get('backend')}, not {name}")
             failures += check_lab(name, info, args.rtt_tolerance)
     for failure in failures:
         print(f"DIFFERS: {failure}", file=sys.stderr)
