@@ -18,7 +18,14 @@ from dataclasses import replace
 import pytest
 
 from mgmtbench.clients import AsyncClient, Client, Transport, adapter, pairs
-from mgmtbench.clients.base import HTTPS_MODES, KEPT_SHELL, KEPT_VARIANTS, SSH_MODES, STUDY_MODES
+from mgmtbench.clients.base import (
+    HTTPS_MODES,
+    KEPT_SHELL,
+    KEPT_VARIANTS,
+    NETCONF_MODES,
+    SSH_MODES,
+    STUDY_MODES,
+)
 from mgmtbench.clients.fleet import FLEET_RUNNERS, fleet_runner
 from mgmtbench.clients.fleet.adapted import AdaptedFleet
 from mgmtbench.emulator import EmulatorThread
@@ -34,6 +41,7 @@ ROUNDS = 3
 PAIRS = pairs()
 SSH_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.SSH]
 HTTPS_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.HTTPS]
+NETCONF_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.NETCONF]
 
 #: Per iteration with N commands: (TCP connections, exec requests, PTY shells).
 SSH_PER_ITERATION = {
@@ -59,10 +67,21 @@ HTTPS_CONNECTIONS_PER_ITERATION = {
 }
 
 
+#: Per iteration with N commands (the study's, clibench v0.8): (NETCONF sessions, get RPCs,
+#: edit-config RPCs, commit RPCs).
+NETCONF_PER_ITERATION = {
+    "fresh-session": (1, N, 0, 0),  # a new SSH connection and session, a get per command
+    "reuse-session": (0, N, 0, 0),
+    "batch-rpc": (0, N, 0, 0),  # the same gets, all written before any reply is read
+    "edit-commit": (0, 0, 1, 1),  # one edit-config of the candidate, then commit
+}
+
+
 def test_every_mode_has_an_expectation() -> None:
     assert set(SSH_PER_ITERATION) == set(SSH_MODES)
     assert set(HTTPS_CONNECTIONS_PER_ITERATION) == set(HTTPS_MODES)
-    assert set(SSH_MODES) | set(HTTPS_MODES) >= STUDY_MODES
+    assert set(NETCONF_PER_ITERATION) == set(NETCONF_MODES)
+    assert set(SSH_MODES) | set(HTTPS_MODES) | set(NETCONF_MODES) >= STUDY_MODES
     assert not STUDY_MODES & KEPT_VARIANTS
 
 
@@ -119,6 +138,33 @@ def test_ssh_mode_opens_what_its_name_says(name: str, mode: str, ios_target: Tar
                           for f in ("connections", "execs", "ptys"))
     assert per_iteration == SSH_PER_ITERATION[mode]
     assert end.shells - start.shells == end.ptys - start.ptys  # every shell has a PTY
+
+
+@pytest.mark.parametrize(("name", "mode"), NETCONF_PAIRS,
+                         ids=[f"{c}-{m}" for c, m in NETCONF_PAIRS])
+def test_netconf_mode_sends_what_its_name_says(name: str, mode: str, ios_target: Target,
+                                               emulator_for: Callable[[str], EmulatorThread]
+                                               ) -> None:
+    from mgmtbench.emulator.netconf.datastores import datastores
+
+    cls = adapter(name)
+    if hint := cls.missing():
+        pytest.fail(hint)
+    device = emulator_for("cisco_ios").endpoints[0].device
+    counts = datastores(device).counts
+    seen: list[tuple[int, ...]] = []
+
+    def snapshot() -> None:
+        seen.append(tuple(counts[k] for k in ("sessions", "get", "edit-config", "commit")))
+
+    outputs = iterations(cls(ios_target, mode), snapshot, snapshot)
+    if mode == "edit-commit":
+        assert outputs == ["ok\nok\n"] * ROUNDS
+    else:
+        assert [stable(o) for o in outputs] == [stable(expected())] * ROUNDS
+    start, end = seen
+    assert tuple((b - a) / ROUNDS for a, b in zip(start, end, strict=True)) == \
+        NETCONF_PER_ITERATION[mode]
 
 
 class CountingProxy:

@@ -274,12 +274,21 @@ def test_replace_and_test_only(emu: EmulatorThread, session: RawNetconf) -> None
                       "<test-option>test-only</test-option>")
     assert error_tag(session.rpc(test_only)) is None
     assert "only tested" not in device.transcript(RUNNING)
-    replace = _description("Loopback0", "replaced", operation="replace")
+    typeless = _description("Loopback0", "replaced", operation="replace")
+    assert error_tag(session.rpc(_edit("running", typeless))) == "data-missing"
+    replace = typeless.replace("<description>", '<type xmlns:ianaift="urn:ietf:params:xml:ns:'
+                               'yang:iana-if-type">ianaift:softwareLoopback</type><description>')
     assert error_tag(session.rpc(_edit("running", replace))) is None
     assert "description replaced" in device.transcript(RUNNING)
     bad = _edit("running", _description("Loopback0", "x"),
                 "<default-operation>sideways</default-operation>")
     assert error_tag(session.rpc(bad)) == "bad-element"
+
+
+def test_a_new_interface_needs_its_type(session: RawNetconf) -> None:
+    reply = session.rpc(_edit("running", _description("Loopback55", "no type")))
+    assert error_tag(reply) == "data-missing"
+    assert "type" in (reply.findtext("nc:rpc-error/nc:error-path", namespaces=NS) or "")
 
 
 def test_invalid_address_is_refused_and_nothing_changes(emu: EmulatorThread,
@@ -376,3 +385,44 @@ def test_validate(session: RawNetconf) -> None:
            "<prefix-length>40</prefix-length></address></ipv4></interface></interfaces>")
     reply = session.rpc(f"<validate><source><config>{bad}</config></source></validate>")
     assert error_tag(reply) == "invalid-value"
+
+
+# --- every reply is valid YANG data -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("platform", ["cisco_ios", "cisco_nxos", "arista_eos"])
+def test_every_reply_validates_against_the_advertised_modules(platform: str) -> None:
+    """Whole datastores (get, get-config of running and of an edited candidate) are complete,
+    valid data (mandatory nodes, musts, leafrefs); filtered replies are valid as far as they go;
+    every module the data use is one the hello advertises."""
+    from mgmtbench.emulator.yang.validate import validator
+
+    check = validator()
+    with EmulatorThread(EmulatorOptions(https=False, platform=platform)) as emu:
+        raw = RawNetconf(emu.endpoints[0].netconf_port or 0)
+        try:
+            advertised = {c.text.split("?")[0] for c in raw.server_hello.iterfind(
+                "nc:capabilities/nc:capability", NS) if c.text and "module=" in c.text}
+            whole = data_of(raw.rpc("<get/>"))
+            check.validate_xml(whole, config_only=False)
+            used = {etree.QName(node).namespace for node in whole.iter()
+                    if isinstance(node.tag, str)} - {NS["nc"]}
+            assert used <= advertised
+            check.validate_xml(data_of(raw.rpc(
+                "<get-config><source><running/></source></get-config>")), config_only=True)
+            first = whole.findtext(f"{{{IF}}}interfaces/{{{IF}}}interface/{{{IF}}}name")
+            assert first
+            assert error_tag(raw.rpc(_edit("candidate", _description(first, "checked")))) is None
+            check.validate_xml(data_of(raw.rpc(
+                "<get-config><source><candidate/></source></get-config>")), config_only=True)
+            from mgmtbench.clients.netconf.rpcs import READS
+
+            for command, spec in READS.items():
+                if spec is None:
+                    continue
+                reply = raw.rpc(f'<get><filter type="subtree">{spec}</filter></get>')
+                data = data_of(reply)
+                assert len(data), f"{command}: no data"
+                check.validate_xml(data, config_only=False, complete=False)
+        finally:
+            raw.close()

@@ -301,7 +301,7 @@ def _print_ready(emulator: Emulator) -> None:
             print(f"    curl {agent_flag}-u {creds.username}:{creds.password} --cacert "
                   f"{emulator.tls.ca} {endpoint.https_url('show version')}")
         if endpoint.netconf_port:
-            print(f"    netconf: ssh -p {endpoint.netconf_port} -s {creds.username}@"
+            print(f"    netconf: ssh -s -p {endpoint.netconf_port} {creds.username}@"
                   f"{endpoint.host} netconf")
     if count > len(shown):
         last = emulator.endpoints[-1]

@@ -244,7 +244,10 @@ class Emulator:
             return
         public = self.host_key.export_public_key("openssh").decode().strip()
         # OpenSSH's form: a bare host for port 22, "[host]:port" otherwise.
-        lines = [f"{e.host if e.ssh_port == 22 else f'[{e.host}]:{e.ssh_port}'} {public}"
+        # A line per device naming every port its SSH server answers on (its SSH port, its
+        # NETCONF port), as OpenSSH's comma-separated host patterns.
+        lines = [",".join(e.host if port == 22 else f"[{e.host}]:{port}"
+                          for port in (e.ssh_port, e.netconf_port) if port) + f" {public}"
                  for e in self.endpoints if e.ssh_port]
         replace_private(self.known_hosts, "\n".join(lines) + "\n")
 

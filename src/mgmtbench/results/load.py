@@ -17,6 +17,10 @@ before they did (such as ``docs/report-2026-11-22/nox-bench-run.json`` and
    ``"lab-throughput"`` ...;
 4. otherwise ``"other"``.
 
+NETCONF benchmarks also record a ``payload`` (``cli``, the study's envelope, or ``yang``):
+a ``yang`` row's ``client`` reads ``"<client> (yang)"``, so every table, chart and comparison
+keyed by client and mode keeps the two payloads apart while the mode keeps the study's name.
+
 Each file is read as a stream and checked as it is read (:mod:`mgmtbench.results.runfile`: what
 a run file must hold, and the one-line errors), its rows gathered column by column.
 """
@@ -87,6 +91,10 @@ def load_run(path: Path) -> pd.DataFrame:
     for column in ("commands", "concurrency"):
         if column in frame:
             frame[column] = pd.to_numeric(frame[column], errors="coerce")
+    if "payload" in frame and "client" in frame:
+        modelled = frame["payload"].fillna("cli") != "cli"
+        frame.loc[modelled, "client"] = (frame.loc[modelled, "client"].astype(str) + " ("
+                                         + frame.loc[modelled, "payload"].astype(str) + ")")
     return frame
 
 

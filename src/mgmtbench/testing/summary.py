@@ -101,7 +101,9 @@ def _mode_table(reporter: Any, benchmarks: list[Any]) -> None:
             rtts = extra.get("rtts")
             counted = "/".join("-" if extra.get(key) is None else f"{extra[key]:.1f}"
                                for key in ("wire_rtts_per_iteration", "app_rtts_per_iteration"))
-            table.add_row(extra["client"], extra["mode"], f"{bench.stats.mean * 1000:.1f}",
+            payload = extra.get("payload", "cli")
+            table.add_row(extra["client"] + ("" if payload == "cli" else f" ({payload})"),
+                          extra["mode"], f"{bench.stats.mean * 1000:.1f}",
                           f"{extra.get('p95_ms', float('nan')):.1f}",
                           "-" if rtts is None else f"{rtts:.1f}", counted,
                           "-" if extra.get("packets_per_iteration") is None

@@ -78,6 +78,24 @@ def read_rpc(command: str, payload: str) -> str:
     return f'<get><filter type="subtree">{spec}</filter></get>'
 
 
+#: The interface an ``edit-commit`` iteration describes, per platform: a physical port from the
+#: platform's ``show running-config`` transcript (on cisco_ios the study's, GigabitEthernet0/0/1).
+EDIT_INTERFACE: Mapping[str, str] = {
+    "cisco_ios": "GigabitEthernet0/0/1",
+    "cisco_asa": "GigabitEthernet1/1",
+    "cisco_nxos": "Ethernet1/1",
+    "arista_eos": "Ethernet1",
+    "juniper_junos": "et-0/0/0",
+}
+#: The interface for a platform :data:`EDIT_INTERFACE` does not name.
+DEFAULT_EDIT_INTERFACE = "GigabitEthernet0/0/1"
+
+
+def edit_interface(platform: str) -> str:
+    """The interface an ``edit-commit`` iteration describes on a device of ``platform``."""
+    return EDIT_INTERFACE.get(platform, DEFAULT_EDIT_INTERFACE)
+
+
 def edit_lines(interface: str, commands: int) -> list[str]:
     """The configuration an ``edit-commit`` iteration makes for ``commands`` commands: as the
     study's, an interface's description set once per command."""
@@ -103,14 +121,16 @@ def output(reply: str | bytes, payload: str) -> str:
     element's text, for ``yang`` the ``<data>`` element itself; ``<ok/>`` as ``ok``; an
     ``<rpc-error>`` raises ValueError with its message."""
     root = etree.fromstring(reply.encode() if isinstance(reply, str) else reply)
-    error = root.find(f"{{{BASE}}}rpc-error")
+    # A library may hand over the reply with its namespaces stripped (ncclient's junos handler).
+    ns = f"{{{BASE}}}" if root.tag.startswith(f"{{{BASE}}}") else ""
+    error = root.find(f"{ns}rpc-error")
     if error is not None:
-        message = error.findtext(f"{{{BASE}}}error-message") or error.findtext(
-            f"{{{BASE}}}error-tag") or "rpc-error"
+        message = error.findtext(f"{ns}error-message") or error.findtext(
+            f"{ns}error-tag") or "rpc-error"
         raise ValueError(message.strip())
-    if root.find(f"{{{BASE}}}ok") is not None:
+    if root.find(f"{ns}ok") is not None:
         return "ok\n"
-    data = root.find(f"{{{BASE}}}data")
+    data = root.find(f"{ns}data")
     if data is None:
         return ""
     if payload == "cli":

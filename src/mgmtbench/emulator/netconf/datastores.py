@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import weakref
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -58,6 +59,8 @@ class DeviceDatastores:
         self.pending: PendingConfirm | None = None
         #: The study's ``<cli>`` edits to the candidate, typed in at the next commit.
         self.pending_cli: list[str] = []
+        #: Operations answered, by name (``get``, ``commit`` ...), and sessions begun.
+        self.counts: Counter[str] = Counter()
         self._next_id = 1
 
     # --- sessions ---------------------------------------------------------------------------
@@ -66,6 +69,7 @@ class DeviceDatastores:
         """A new session with the next session id."""
         session_id = self._next_id
         self._next_id += 1
+        self.counts["sessions"] += 1
         peer = peer_factory(session_id)
         self.sessions[session_id] = peer
         return peer

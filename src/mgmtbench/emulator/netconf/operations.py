@@ -197,6 +197,9 @@ def _check_settings(call: Call, data: etree._Element) -> None:
     import ipaddress
 
     for family in call.stores.model.families:
+        for path in family.missing(data):
+            raise RpcError("data-missing", f"mandatory node {path.rsplit('/', 1)[1]!r} is "
+                           "missing", path=path)
         read = family.read(data)
         if read.hostname is not None and not read.hostname.strip():
             raise RpcError("invalid-value", "the hostname is empty", path="/hostname")

@@ -163,8 +163,9 @@ class NetconfSession:
 
     def _operation(self, element: etree._Element) -> str:
         handler = OPERATIONS.get(element.tag)
+        name = etree.QName(element).localname
+        self.stores.counts[name] += 1
         if handler is None:
-            name = etree.QName(element).localname
             return RpcError("operation-not-supported", f"operation <{name}> is not supported",
                             type="protocol", info={"bad-element": name}).xml()
         call = Call(self.stores, self.session_id, element, self.cli, self.options.schedule,

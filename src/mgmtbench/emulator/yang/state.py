@@ -42,6 +42,7 @@ class IfSettings:
     enabled: bool = True
     addresses: tuple[Address, ...] = ()  # the primary first
     mtu: int | None = None
+    vlan: int | None = None  # a subinterface's ``encapsulation dot1Q`` VLAN (read, not written)
 
 
 @dataclass(frozen=True)
@@ -88,25 +89,30 @@ class DeviceState:
         return self.output(command)
 
 
-def if_settings(config: IfConfig) -> IfSettings:
-    """An interface's settings from its configuration lines."""
+def if_settings(config: IfConfig, lines: tuple[str, ...] = ()) -> IfSettings:
+    """An interface's settings from its configuration (and its lines, for the VLAN)."""
     addresses: list[Address] = []
     if config.address is not None:
         addresses.append((config.address[0], prefix_length(config.address[1])))
     addresses += [(a, prefix_length(m)) for a, m in config.secondaries]
+    vlan = next((int(words[2]) for words in (line.split() for line in lines)
+                 if len(words) >= 3 and words[:2] == ["encapsulation", "dot1Q"]
+                 and words[2].isdigit()), None)
     return IfSettings(description=config.description, enabled=not config.shutdown,
-                      addresses=tuple(addresses), mtu=config.mtu)
+                      addresses=tuple(addresses), mtu=config.mtu, vlan=vlan)
 
 
 def settings_of(device: Device) -> Settings:
     """The device's hostname and configured interfaces, as of now."""
+    lines: dict[str, tuple[str, ...]] = {}
     if device.derived is not None:
-        configured, _ = device.derived.current()
+        configured, lines = device.derived.current()
     elif device.config is not None:
         configured = interfaces(device.config)
     else:
         configured = {}
-    return Settings(device.hostname, {name: if_settings(cfg) for name, cfg in configured.items()})
+    return Settings(device.hostname, {name: if_settings(cfg, lines.get(name, ()))
+                                      for name, cfg in configured.items()})
 
 
 def state_of(device: Device, vendor: str = "", with_state: bool = True) -> DeviceState:

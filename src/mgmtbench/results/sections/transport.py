@@ -12,7 +12,8 @@ from pathlib import Path
 import pandas as pd
 
 from mgmtbench.lab.facts import LOOPBACK
-from mgmtbench.results import study
+from mgmtbench.errors import ResultsError
+from mgmtbench.results import study, study_netconf
 from mgmtbench.results.charts import bars_per_profile, time_vs_commands, time_vs_rtt
 from mgmtbench.results.compare import KEYS as COMPARED_BY
 from mgmtbench.results.compare import speedups
@@ -46,9 +47,30 @@ def render(frame: pd.DataFrame, context: ReportContext) -> Section:
                   + (describe(info.get("tcp")) if info.get("backend") != LOOPBACK else ""),
                   "", markdown_table(group[[c for c in COLUMNS if c in group]]), ""]
     lines += study.render(frame)
+    lines += _netconf(frame)
     charts = _charts(frame, context.out)
     lines += ["## Charts", "", *[f"![{c.stem}]({c.name})" for c in charts], ""]
     return Section(lines, charts)
+
+
+def _netconf(frame: pd.DataFrame) -> list[str]:
+    """NETCONF at 5 commands beside the study's v0.8 figures, per profile (nothing if the run
+    has no NETCONF benchmark)."""
+    if "transport" not in frame or not (frame["transport"] == "netconf").any():
+        return []
+    try:
+        tables = study_netconf.netconf_table(frame)
+    except ResultsError as exc:
+        return ["## NETCONF", "", f"*{exc}*", ""]
+    lines = ["## NETCONF beside the study", "",
+             f"At 5 commands: median ms, the study's published p50 ({study_netconf.STUDY}, its "
+             "Go client and Go server, the CLI envelope) where the profile's RTT is one of its, "
+             "the ratio, wire and application round trips beside the study's count, packets "
+             "and bytes per iteration, and the speed-up against the best ssh pty-fresh. "
+             "`(yang)` rows carry modelled data, which the study does not.", ""]
+    for profile, table in tables.items():
+        lines += [f"### {profile}", "", markdown_table(table, floats="{:.2f}"), ""]
+    return lines
 
 
 def _with_wire_rtts(table: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:

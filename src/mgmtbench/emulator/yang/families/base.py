@@ -93,6 +93,11 @@ class Family(ABC):
     def build(self, state: DeviceState, with_state: bool) -> list[etree._Element]:
         """The family's top-level data nodes: configuration, and state too if asked."""
 
+    def missing(self, data: etree._Element) -> list[str]:
+        """Paths of mandatory nodes ``data`` lacks in this family's configuration (none by
+        default): a device refuses such a configuration."""
+        return []
+
     @abstractmethod
     def read(self, data: etree._Element) -> Read:
         """The settings in ``data`` (a ``<data>`` or ``<config>`` element), as this family

@@ -59,7 +59,7 @@ class IetfInterfaces(Family):
         root = etree.Element(qname(IF, "interfaces"), nsmap={None: IF})
         booted = date_time(state.boot)
         learned = neighbors(state.show("show ip arp")) if with_state else {}
-        for one in state.interfaces:
+        for index, one in enumerate(state.interfaces, start=1):
             conf = one.settings
             entry = child(root, "interface")
             leaf(entry, "name", one.name)
@@ -70,6 +70,7 @@ class IetfInterfaces(Family):
             if with_state:
                 leaf(entry, "admin-status", "up" if one.admin_up else "down")
                 leaf(entry, "oper-status", "up" if one.oper_up else "down")
+                leaf(entry, "if-index", index)  # the if-mib feature's ifIndex
                 if one.mac:
                     leaf(entry, "phys-address", one.mac)
                 if one.speed_bps:
@@ -97,6 +98,13 @@ class IetfInterfaces(Family):
                     leaf(node, "link-layer-address", mac)
                     leaf(node, "origin", "dynamic")
         return [root]
+
+    def missing(self, data: etree._Element) -> list[str]:
+        """Interfaces without their mandatory ``type``."""
+        root = data.find(qname(IF, "interfaces"))
+        return [f"/ietf-interfaces:interfaces/interface[name='{text_of(entry, 'name')}']/type"
+                for entry in (() if root is None else root.findall(qname(IF, "interface")))
+                if entry.find(qname(IF, "type")) is None]
 
     def read(self, data: etree._Element) -> Read:
         """The settings the data holds (see :meth:`Family.read`)."""

@@ -53,6 +53,9 @@ class IosXeNative(Family):
                 leaf(entry, "name", number)
                 if conf.description is not None:
                     leaf(entry, "description", conf.description)
+                if conf.vlan is not None:
+                    dot1q = child(child(entry, "encapsulation"), "dot1Q")
+                    leaf(dot1q, "vlan-id", conf.vlan)
                 if not conf.enabled:
                     child(entry, "shutdown")
                 if conf.addresses:

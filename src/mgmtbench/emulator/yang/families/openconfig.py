@@ -100,11 +100,19 @@ class OpenconfigInterfaces(Family):
                         leaf(box, "description", one.settings.description)
                     if index:
                         leaf(box, "enabled", one.settings.enabled)
-                    if part == "state" and index:
+                    if part == "state":
                         leaf(box, "admin-status", "UP" if one.admin_up else "DOWN")
                         leaf(box, "oper-status", "UP" if one.oper_up else "DOWN")
                 _addresses(sub, one.settings.addresses, with_state)
         return [root]
+
+    def missing(self, data: etree._Element) -> list[str]:
+        """Interfaces without their mandatory ``config/type``."""
+        root = data.find(qname(OC_IF, "interfaces"))
+        return [f"/openconfig-interfaces:interfaces/interface[name='{text_of(entry, 'name')}']"
+                "/config/type"
+                for entry in (() if root is None else root.findall(qname(OC_IF, "interface")))
+                if entry.find(f"{qname(OC_IF, 'config')}/{qname(OC_IF, 'type')}") is None]
 
     def read(self, data: etree._Element) -> Read:
         """The settings the data holds (see :meth:`Family.read`)."""
