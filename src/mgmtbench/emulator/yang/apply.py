@@ -10,7 +10,7 @@ and ``show interfaces`` at once, and the CLI's refusals are the protocol's error
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from mgmtbench.emulator.device import Device
@@ -64,7 +64,14 @@ class ApplyError(Exception):
 
 
 def config_lines(found: Changes) -> Iterator[str]:
-    """The CLI configuration lines that make ``found`` (IOS's syntax)."""
+    """The CLI configuration lines that make ``found`` (IOS's syntax), between ``configure
+    terminal`` and ``end``."""
+    yield "configure terminal"
+    yield from _ios_lines(found)
+    yield "end"
+
+
+def _ios_lines(found: Changes) -> Iterator[str]:
     if found.hostname:
         yield f"hostname {found.hostname}"
     for name in found.removed:
@@ -85,15 +92,30 @@ def config_lines(found: Changes) -> Iterator[str]:
         yield " exit"
 
 
-def apply(device: Device, found: Changes, user: str = "netconf") -> None:
-    """Type ``found``'s lines into a configuration session of ``device``;
+def junos_config_lines(found: Changes) -> Iterator[str]:
+    """The Junos configuration-mode commands that make ``found``, committed."""
+    from mgmtbench.emulator.yang.junos_cli import junos_lines
+
+    yield "configure"
+    yield from junos_lines(found.hostname, found.removed, found.interfaces)
+    yield "commit and-quit"
+
+
+#: How each CLI style types a change (a platform's ``[yang] cli``).
+WRITERS: dict[str, Callable[[Changes], Iterator[str]]] = {
+    "ios": config_lines, "junos": junos_config_lines}
+
+
+def apply(device: Device, found: Changes, user: str = "netconf", cli: str = "ios") -> None:
+    """Type ``found``'s lines into a configuration session of ``device`` in its CLI's style;
     :class:`ApplyError` at the first line the CLI refuses (the lines before it stay made,
     as on the device)."""
     if not found:
         return
     session = CliSession(device, mode=Mode.PRIV, user=user, max_output=1 << 20)
-    for line in ("configure terminal", *config_lines(found), "end"):
+    lines = list(WRITERS[cli](found))
+    for line in lines:
         reply = session.execute(line)
-        if not reply.ok or reply.output.lstrip().startswith("%"):
-            session.execute("end")
+        if not reply.ok or reply.output.lstrip().startswith(("%", "error:")):
+            session.execute(lines[-1])
             raise ApplyError(line, reply.output)

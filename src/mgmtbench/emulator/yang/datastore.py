@@ -25,6 +25,7 @@ from mgmtbench.emulator.yang.families.base import Family
 from mgmtbench.emulator.yang.families.ietf import IetfInterfaces
 from mgmtbench.emulator.yang.families.ietf_state import IetfHardware, IetfRouting
 from mgmtbench.emulator.yang.families.iosxe import IosXeNative
+from mgmtbench.emulator.yang.families.junos import JunosConfiguration
 from mgmtbench.emulator.yang.families.openconfig import OpenconfigInterfaces, OpenconfigSystem
 from mgmtbench.emulator.yang.state import state_of
 
@@ -38,6 +39,7 @@ FAMILIES: Mapping[str, type[Family]] = {
     "cisco-ios-xe-native": IosXeNative,
     "ietf-hardware": IetfHardware,
     "ietf-routing": IetfRouting,
+    "junos-configuration": JunosConfiguration,
 }
 #: The families of a platform that names none.
 DEFAULT_FAMILIES = ("ietf-interfaces", "openconfig-interfaces", "openconfig-system")
@@ -52,6 +54,18 @@ def platform_vendor(platform: Platform) -> str:
 @cache
 def _vendor(folder: Path) -> str:
     return str(_yang_section(folder).get("vendor", ""))
+
+
+def platform_cli(platform: Platform) -> str:
+    """How the platform's CLI keeps and takes its configuration (``[yang] cli``: ``ios``, the
+    default, or ``junos``)."""
+    folder = getattr(platform, "folder", None)
+    return _cli(Path(folder) if folder else default_root() / platform.name)
+
+
+@cache
+def _cli(folder: Path) -> str:
+    return str(_yang_section(folder).get("cli", "ios"))
 
 
 def _yang_section(folder: Path) -> dict[str, object]:
@@ -118,7 +132,8 @@ class ModelledDevice:
         made = self._made.get(with_state)
         if made is not None and made[0] == version:
             return made[1]
-        state = state_of(self.device, platform_vendor(self.device.platform), with_state)
+        state = state_of(self.device, platform_vendor(self.device.platform), with_state,
+                         platform_cli(self.device.platform))
         root = etree.Element(f"{{{BASE}}}data", nsmap={None: BASE})
         for family in self.families:
             for node in family.build(state, with_state):
@@ -133,7 +148,7 @@ class ModelledDevice:
         found = applying.Changes()
         for family in self.families:
             found.merge(applying.changes(family.read(before), family.read(after)))
-        applying.apply(self.device, found)
+        applying.apply(self.device, found, cli=platform_cli(self.device.platform))
 
 
 _MODELLED: weakref.WeakKeyDictionary[Device, ModelledDevice] = weakref.WeakKeyDictionary()

@@ -115,11 +115,22 @@ def settings_of(device: Device) -> Settings:
                                       for name, cfg in configured.items()})
 
 
-def state_of(device: Device, vendor: str = "", with_state: bool = True) -> DeviceState:
+def _junos_settings(device: Device) -> Settings:
+    from mgmtbench.emulator.yang.junos_cli import junos_settings
+
+    return junos_settings(device)
+
+
+#: Where each CLI style keeps the settings (a platform's ``[yang] cli``).
+SETTINGS: dict[str, Callable[[Device], Settings]] = {"ios": settings_of, "junos": _junos_settings}
+
+
+def state_of(device: Device, vendor: str = "", with_state: bool = True,
+             cli: str = "ios") -> DeviceState:
     """The device's modelled state, as of now (the show commands' own caches make repeated
     reads within a second cheap); without ``with_state``, the configuration only (no show
     command is made for it)."""
-    settings = settings_of(device)
+    settings = SETTINGS[cli](device)
     status = (_brief_status(device.transcript(_BRIEF))
               if with_state and _has(device, _BRIEF) else {})
     details = (_details(device.transcript(_INTERFACES))
