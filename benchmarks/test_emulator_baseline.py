@@ -338,7 +338,8 @@ class NetconfPeer:
 
     async def get(self) -> str:
         """One ``<get>`` of the study's CLI envelope; the ``<data>``'s text."""
-        assert self.writer is not None and self.reader is not None
+        assert self.writer is not None
+        assert self.reader is not None
         self.message_id += 1
         rpc = (f'<rpc message-id="{self.message_id}" xmlns="urn:ietf:params:xml:ns:netconf:'
                f'base:1.0"><get><filter type="cli">{PEER_COMMAND}</filter></get></rpc>').encode()

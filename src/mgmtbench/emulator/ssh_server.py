@@ -347,7 +347,8 @@ async def listen_ssh(
     """Start the device's SSH listener; the caller closes it and the ``connections`` it tracks.
     ``host_key`` comes from :func:`host_key_pair`; ``counts`` (if given) counts what it
     accepts; ``subsystems`` are served by sessions of their own (``netconf``), and with
-    ``cli_allowed`` False nothing else is (no shell, exec or SFTP: a NETCONF-only port). A shell starts at ``ssh.login_privilege``, or the platform's ``login_privilege``."""
+    ``cli_allowed`` False nothing else is (no shell, exec or SFTP: a NETCONF-only port). A
+    shell starts at ``ssh.login_privilege``, or the platform's ``login_privilege``."""
     counts = counts if counts is not None else SshCounts()
     level = (ssh.login_privilege if ssh.login_privilege is not None
              else device.platform.style.login_privilege)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from mgmtbench.lab.facts import LOOPBACK
 from mgmtbench.errors import ResultsError
+from mgmtbench.lab.facts import LOOPBACK
 from mgmtbench.results import study, study_netconf
 from mgmtbench.results.charts import bars_per_profile, time_vs_commands, time_vs_rtt
 from mgmtbench.results.compare import KEYS as COMPARED_BY
