@@ -54,7 +54,8 @@ def closed_port() -> int:
 
 def test_clients_keep_their_order() -> None:
     assert CLIENTS == ["paramiko", "ssh2", "pssh-ssh2", "pssh-ssh", "asyncssh", "openssh", "httpx",
-                       "httpx-async", "netmiko", "scrapli-bin", "scrapli-ssh2"]
+                       "httpx-async", "netmiko", "scrapli-bin", "scrapli-ssh2", "ncclient",
+                       "scrapli-netconf", "asyncssh-netconf"]
     assert list(FLEET_RUNNERS) == ["paramiko", "pssh-ssh2", "pssh-ssh", "asyncssh", "openssh",
                                    "httpx-async", "netmiko", "scrapli-bin", "scrapli-ssh2"]
     assert next(c for c, _ in pairs()) == "paramiko"
@@ -157,7 +158,7 @@ def test_unknown_key_is_authentication_failed_for_openssh(ios_target: Target,
 def test_closed_port_is_connection_failed(name: str, ios_target: Target) -> None:
     cls = available(name)
     port = closed_port()
-    nowhere = replace(ios_target, ssh_port=port, https_port=port)
+    nowhere = replace(ios_target, ssh_port=port, https_port=port, netconf_port=port)
     with pytest.raises(ConnectionFailed):
         drive(cls(nowhere, cls.modes[0]), ["show clock"])
 

@@ -52,6 +52,9 @@ def test_adapter_mode_returns_the_transcripts(name: str, mode: str, ios_target: 
     if hint:
         pytest.fail(hint)
     outputs = drive(cls(ios_target, mode), COMMANDS)
+    if mode == "edit-commit":  # NETCONF's edit and commit answer <ok/> each
+        assert outputs == ["ok\nok\n"] * 2
+        return
     # Stable forms: the device clock and uptime run (mgmtbench.emulator.oracle).
     assert [stable(o) for o in outputs] == [stable(expected(COMMANDS))] * 2
 

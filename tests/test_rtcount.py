@@ -256,6 +256,19 @@ EXPECTED: dict[tuple[str, str], tuple[int, int]] = {
     ("netmiko", "pty-kept"): (2 * N, 2 * N + 1),
     ("netmiko", "pty-reuse"): (3 + 5 + 2 * N, 3 + 5 + 2 * N + 1),
     ("netmiko", "pty-fresh"): (6 + 3 + 6 + 2 * N, 6 + 3 + 6 + 2 * N + 2),
+    # NETCONF (the study, clibench v0.8: 14 / 5 / 1 / 2)
+    # paramiko's 6 to connect, the channel's open and netconf subsystem request 2, the hellos 1
+    # (ncclient reads the device's before it writes its own), a get per command, and the
+    # close-session it waits for (the study's client does not wait): 14, the study's count
+    ("ncclient", "fresh-session"): (9 + N, 10 + N),
+    ("ncclient", "reuse-session"): (N, N),  # one get per command
+    ("ncclient", "edit-commit"): (2, 2),  # edit-config, commit
+    # asyncssh's 6-7 to connect (above: one more to log in, its KEXINIT often read with the
+    # version), the channel's open and subsystem request 2, the gets; close-session unwaited
+    ("asyncssh-netconf", "fresh-session"): (8 + N, 9 + N),
+    ("asyncssh-netconf", "reuse-session"): (N, N),
+    ("asyncssh-netconf", "batch-rpc"): (1, 1),  # every get written before any reply is read
+    ("asyncssh-netconf", "edit-commit"): (2, 2),
 }
 COUNTING = [(c, m) for c, m in pairs() if adapter(c).counts_round_trips]
 
@@ -264,7 +277,8 @@ def test_which_adapters_count() -> None:
     """Those whose library takes a socket-like object or a network layer of ours (Netmiko passes
     ``sock=`` on to paramiko); ssh2-python, parallel-ssh and Scrapli's ssh2 transport hand a raw
     file descriptor to C, OpenSSH and Scrapli's system transport are an ``ssh`` process."""
-    assert {c for c, _ in COUNTING} == {"paramiko", "asyncssh", "httpx", "httpx-async", "netmiko"}
+    assert {c for c, _ in COUNTING} == {"paramiko", "asyncssh", "httpx", "httpx-async", "netmiko",
+                                        "ncclient", "asyncssh-netconf"}
     assert set(COUNTING) == set(EXPECTED), "every counting pair needs its expected count here"
 
 
@@ -297,6 +311,8 @@ def test_adapter_counts_the_study_round_trips(name: str, mode: str, ios_target: 
     finally:
         driver.teardown()
     want = stable_output("cisco_ios", expected_output("cisco_ios", "R1", "198.18.0.1", commands))
+    if mode == "edit-commit":  # NETCONF: the edit's and the commit's <ok/>
+        want = "ok\nok\n"
     assert [stable_output("cisco_ios", o) for o in outputs] == [want] * 4
     low, high = EXPECTED[name, mode]
     assert all(low <= trips <= high for trips in per_iteration), (per_iteration, (low, high))

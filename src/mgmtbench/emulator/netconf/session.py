@@ -143,7 +143,8 @@ class NetconfSession:
                                      f"<{etree.QName(root).localname}>", type="protocol",
                                      info={"bad-element": etree.QName(root).localname}).xml())
             return
-        attributes = {k: v for k, v in root.attrib.items() if not k.startswith("{")}
+        attributes = {str(k): str(v) for k, v in root.attrib.items()
+                      if not str(k).startswith("{")}
         if "message-id" not in attributes:
             self._reply({}, RpcError("missing-attribute", "an <rpc> needs a message-id",
                                      type="rpc", info={"bad-attribute": "message-id",

@@ -21,7 +21,7 @@ from lxml import etree
 from mgmtbench.emulator.device import Device
 from mgmtbench.emulator.transcripts import Platform, default_root
 from mgmtbench.emulator.yang import apply as applying
-from mgmtbench.emulator.yang.families.base import Family
+from mgmtbench.emulator.yang.families.base import Family, default_ns
 from mgmtbench.emulator.yang.families.ietf import IetfInterfaces
 from mgmtbench.emulator.yang.families.ietf_state import IetfHardware, IetfRouting
 from mgmtbench.emulator.yang.families.iosxe import IosXeNative
@@ -134,7 +134,7 @@ class ModelledDevice:
             return made[1]
         state = state_of(self.device, platform_vendor(self.device.platform), with_state,
                          platform_cli(self.device.platform))
-        root = etree.Element(f"{{{BASE}}}data", nsmap={None: BASE})
+        root = etree.Element(f"{{{BASE}}}data", nsmap=default_ns(BASE))
         for family in self.families:
             for node in family.build(state, with_state):
                 root.append(node)

@@ -15,8 +15,14 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Mapping
+from typing import Any
 
 from lxml import etree
+
+
+def _ns(node: etree._Element) -> Any:
+    """``node``'s namespace map, as lxml takes it (its default prefix is None)."""
+    return node.nsmap
 
 
 class FilterError(ValueError):
@@ -32,7 +38,7 @@ def _matches(data: etree._Element, wanted: etree._Element) -> bool:
 
 def subtree(data: etree._Element, spec: etree._Element) -> etree._Element:
     """The ``<data>`` that ``spec`` (a ``<filter type="subtree">``) selects from ``data``."""
-    out = etree.Element(data.tag, nsmap=data.nsmap)
+    out = etree.Element(data.tag, nsmap=_ns(data))
     wanted = [node for node in spec if isinstance(node.tag, str)]
     for node in data:
         for each in wanted:
@@ -62,7 +68,7 @@ def _select(node: etree._Element, spec: etree._Element) -> etree._Element | None
         kept.extend(found)
     if not others:  # only content matches: the whole node
         return copy.deepcopy(node)
-    out = etree.Element(node.tag, nsmap=node.nsmap)
+    out = etree.Element(node.tag, nsmap=_ns(node))
     out.text = node.text
     picked: list[etree._Element] = []
     for sub in node:
@@ -96,7 +102,7 @@ def xpath(data: etree._Element, select: str, namespaces: Mapping[str | None, str
         found = data.xpath(relative, namespaces=prefixes)
     except etree.XPathError as exc:
         raise FilterError(f"bad XPath expression {select!r}: {exc}") from exc
-    out = etree.Element(data.tag, nsmap=data.nsmap)
+    out = etree.Element(data.tag, nsmap=_ns(data))
     if not isinstance(found, list):
         return out
     made: dict[int, etree._Element] = {id(data): out}
@@ -111,7 +117,7 @@ def xpath(data: etree._Element, select: str, namespaces: Mapping[str | None, str
             key = id(ancestor)
             if key not in made:
                 shell = etree.SubElement(made[id(ancestor.getparent())], ancestor.tag,
-                                         nsmap=ancestor.nsmap)
+                                         nsmap=_ns(ancestor))
                 for name in keys.get(ancestor.tag, ()):
                     key_node = ancestor.find(name)
                     if key_node is not None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from lxml import etree
 
@@ -32,6 +32,12 @@ def interface_type(name: str) -> str:
     if "." in name:
         return "l2vlan"
     return next((kind for prefix, kind in _TYPES if name.startswith(prefix)), "ethernetCsmacd")
+
+
+def default_ns(namespace: str | None) -> Any:
+    """An ``nsmap`` making ``namespace`` the default one (lxml takes ``None`` as the default
+    prefix, which its type stubs do not allow)."""
+    return {None: namespace}
 
 
 def qname(namespace: str, name: str) -> str:

@@ -15,6 +15,7 @@ from mgmtbench.emulator.yang.families.base import (
     Family,
     Read,
     child,
+    default_ns,
     flag,
     leaf,
     qname,
@@ -56,7 +57,7 @@ class IetfInterfaces(Family):
 
     def build(self, state: DeviceState, with_state: bool) -> list[etree._Element]:
         """The family's data nodes (see :meth:`Family.build`)."""
-        root = etree.Element(qname(IF, "interfaces"), nsmap={None: IF})
+        root = etree.Element(qname(IF, "interfaces"), nsmap=default_ns(IF))
         booted = date_time(state.boot)
         learned = neighbors(state.show("show ip arp")) if with_state else {}
         for index, one in enumerate(state.interfaces, start=1):
@@ -83,7 +84,7 @@ class IetfInterfaces(Family):
                 leaf(stats, "out-unicast-pkts", one.out_packets)
             near = learned.get(one.name, [])
             if conf.addresses or with_state:
-                ipv4 = etree.SubElement(entry, qname(IP, "ipv4"), nsmap={None: IP})
+                ipv4 = etree.SubElement(entry, qname(IP, "ipv4"), nsmap=default_ns(IP))
                 if with_state:
                     leaf(ipv4, "mtu", conf.mtu or one.mtu)
                 for address, length in conf.addresses:

@@ -17,7 +17,7 @@ from typing import ClassVar
 
 from lxml import etree
 
-from mgmtbench.emulator.yang.families.base import Family, Read, child, leaf, qname
+from mgmtbench.emulator.yang.families.base import Family, Read, child, default_ns, leaf, qname
 from mgmtbench.emulator.yang.state import DeviceState
 
 HW = "urn:ietf:params:xml:ns:yang:ietf-hardware"
@@ -48,7 +48,7 @@ class IetfHardware(Family):
 
     def build(self, state: DeviceState, with_state: bool) -> list[etree._Element]:
         """The family's data nodes (see :meth:`Family.build`)."""
-        root = etree.Element(qname(HW, "hardware"), nsmap={None: HW})
+        root = etree.Element(qname(HW, "hardware"), nsmap=default_ns(HW))
         for name, descr, pid, vid, serial in _ITEM.findall(state.show("show inventory")):
             entry = child(root, "component")
             leaf(entry, "name", name)
@@ -78,7 +78,7 @@ class IetfRouting(Family):
 
     def build(self, state: DeviceState, with_state: bool) -> list[etree._Element]:
         """The family's data nodes (see :meth:`Family.build`)."""
-        root = etree.Element(qname(RT, "routing"), nsmap={None: RT})
+        root = etree.Element(qname(RT, "routing"), nsmap=default_ns(RT))
         rib = child(child(root, "ribs"), "rib")
         leaf(rib, "name", "ipv4-main")
         family = etree.SubElement(rib, qname(RT, "address-family"), nsmap={"v4ur": V4UR})
@@ -108,13 +108,13 @@ class IetfRouting(Family):
                 leaf(nexthop, "outgoing-interface", hop[0])
             if hop[1]:
                 address = etree.SubElement(nexthop, qname(V4UR, "next-hop-address"),
-                                           nsmap={None: V4UR})
+                                           nsmap=default_ns(V4UR))
                 address.text = hop[1]
             source = etree.SubElement(route, qname(RT, "source-protocol"))
             source.text = protocol
             child(route, "active")
             prefix_node = etree.SubElement(route, qname(V4UR, "destination-prefix"),
-                                           nsmap={None: V4UR})
+                                           nsmap=default_ns(V4UR))
             prefix_node.text = prefix
         return [root]
 

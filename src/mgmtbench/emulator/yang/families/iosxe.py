@@ -11,7 +11,7 @@ from typing import ClassVar
 from lxml import etree
 
 from mgmtbench.emulator.derived import prefix_length
-from mgmtbench.emulator.yang.families.base import Family, Read, child, leaf, qname, text_of
+from mgmtbench.emulator.yang.families.base import Family, Read, child, default_ns, leaf, qname, text_of
 from mgmtbench.emulator.yang.state import Address, DeviceState, IfSettings, network
 
 NATIVE = "http://cisco.com/ns/yang/Cisco-IOS-XE-native"
@@ -39,7 +39,7 @@ class IosXeNative(Family):
 
     def build(self, state: DeviceState, with_state: bool) -> list[etree._Element]:
         """The family's data nodes (see :meth:`Family.build`)."""
-        root = etree.Element(qname(NATIVE, "native"), nsmap={None: NATIVE})
+        root = etree.Element(qname(NATIVE, "native"), nsmap=default_ns(NATIVE))
         leaf(root, "hostname", state.settings.hostname)
         table = child(root, "interface")
         by_type: dict[str, list[tuple[str, IfSettings]]] = {}

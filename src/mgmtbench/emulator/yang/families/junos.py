@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from lxml import etree
 
-from mgmtbench.emulator.yang.families.base import Family, Read, child, leaf, qname, text_of
+from mgmtbench.emulator.yang.families.base import Family, Read, child, default_ns, leaf, qname, text_of
 from mgmtbench.emulator.yang.state import Address, DeviceState, IfSettings
 
 ROOT = "http://yang.juniper.net/junos/conf/root"
@@ -34,10 +34,10 @@ class JunosConfiguration(Family):
 
     def build(self, state: DeviceState, with_state: bool) -> list[etree._Element]:
         """The family's data nodes (see :meth:`Family.build`)."""
-        root = etree.Element(qname(ROOT, "configuration"), nsmap={None: ROOT})
-        system = etree.SubElement(root, qname(SYSTEM, "system"), nsmap={None: SYSTEM})
+        root = etree.Element(qname(ROOT, "configuration"), nsmap=default_ns(ROOT))
+        system = etree.SubElement(root, qname(SYSTEM, "system"), nsmap=default_ns(SYSTEM))
         leaf(system, "host-name", state.settings.hostname)
-        table = etree.SubElement(root, qname(INTERFACES, "interfaces"), nsmap={None: INTERFACES})
+        table = etree.SubElement(root, qname(INTERFACES, "interfaces"), nsmap=default_ns(INTERFACES))
         entries: dict[str, etree._Element] = {}
         for name, conf in state.settings.interfaces.items():
             parent, unit = _unit_of(name)

@@ -15,6 +15,7 @@ from mgmtbench.emulator.yang.families.base import (
     Family,
     Read,
     child,
+    default_ns,
     flag,
     leaf,
     qname,
@@ -40,7 +41,7 @@ def _split(name: str) -> tuple[str, int]:
 def _addresses(parent: etree._Element, addresses: tuple[Address, ...], with_state: bool) -> None:
     if not addresses:
         return
-    ipv4 = etree.SubElement(parent, qname(OC_IP, "ipv4"), nsmap={None: OC_IP})
+    ipv4 = etree.SubElement(parent, qname(OC_IP, "ipv4"), nsmap=default_ns(OC_IP))
     table = child(ipv4, "addresses")
     for address, length in addresses:
         node = child(table, "address")
@@ -61,7 +62,7 @@ class OpenconfigInterfaces(Family):
 
     def build(self, state: DeviceState, with_state: bool) -> list[etree._Element]:
         """The family's data nodes (see :meth:`Family.build`)."""
-        root = etree.Element(qname(OC_IF, "interfaces"), nsmap={None: OC_IF})
+        root = etree.Element(qname(OC_IF, "interfaces"), nsmap=default_ns(OC_IF))
         subs: dict[str, list[tuple[int, IfState]]] = {}
         for one in state.interfaces:
             parent, index = _split(one.name)
@@ -167,7 +168,7 @@ class OpenconfigSystem(Family):
 
     def build(self, state: DeviceState, with_state: bool) -> list[etree._Element]:
         """The family's data nodes (see :meth:`Family.build`)."""
-        root = etree.Element(qname(OC_SYS, "system"), nsmap={None: OC_SYS})
+        root = etree.Element(qname(OC_SYS, "system"), nsmap=default_ns(OC_SYS))
         for part in ("config", "state") if with_state else ("config",):
             box = child(root, part)
             leaf(box, "hostname", state.settings.hostname)

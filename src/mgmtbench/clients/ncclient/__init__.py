@@ -1,0 +1,9 @@
+"""ncclient: NETCONF over its paramiko SSH transport. Importing this package does not import
+ncclient."""
+
+from mgmtbench.clients.registry import ClientSpec
+
+CLIENTS = [
+    ClientSpec(name="ncclient", order=90,
+               adapter="mgmtbench.clients.ncclient.adapter:NcclientClient"),
+]
