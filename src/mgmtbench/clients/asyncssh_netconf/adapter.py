@@ -44,6 +44,7 @@ from mgmtbench.clients.base import (
 )
 from mgmtbench.clients.netconf import rpcs
 from mgmtbench.clients.translate import Translator, translate_errors
+from mgmtbench.targets import Auth
 from mgmtbench.emulator.netconf.framing import Framer, FramingError
 from mgmtbench.errors import ClientError, ConnectionFailed, WrongOutput
 from mgmtbench.targets import Target
@@ -168,6 +169,10 @@ class AsyncsshNetconfClient(AsyncClient):
         known = str(t.known_hosts) if t.known_hosts is not None else None
         options = connect.connect_options(t, known)
         options["port"] = t.netconf_port or t.ssh_port
+        if t.auth is Auth.PASSWORD:
+            # As the study's Go client: straight to the password (asyncssh otherwise prefers
+            # keyboard-interactive where the device offers it: a round trip more).
+            options["preferred_auth"] = "password"
         if self.round_trips is not None:
             options["tunnel"] = connect.CountingTunnel(self.round_trips)
         conn = await asyncssh.connect(**options, connect_timeout=_TIMEOUT)
