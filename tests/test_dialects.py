@@ -1,4 +1,4 @@
-"""One mechanism for a platform's own commands (:func:`mgmtbench.emulator.dialects.
+"""One mechanism for a platform's own commands (:func:`mgmtbench.emulator.cli.dialects.
 platform_commands`): its ``dialect`` (Junos's configuration) and its ``file_commands`` (IOS's and
 the ASA's copy, more, delete ...) end up in one :class:`Dialect`, from which the session builds its
 command trees, with the same commands as when the session looked up each key itself.
@@ -11,11 +11,12 @@ from dataclasses import replace
 
 import pytest
 
-from mgmtbench.emulator import fileops, load_platform
-from mgmtbench.emulator.dialects import dialect_commands, platform_commands
-from mgmtbench.emulator.grammar import ParseError
-from mgmtbench.emulator.session import _trees
-from mgmtbench.emulator.transcripts import available_platforms
+from mgmtbench.emulator import load_platform
+from mgmtbench.emulator.cli import fileops
+from mgmtbench.emulator.cli.dialects import dialect_commands, platform_commands
+from mgmtbench.emulator.cli.grammar import ParseError
+from mgmtbench.emulator.cli.session import _trees
+from mgmtbench.emulator.device.transcripts import available_platforms
 
 
 @pytest.mark.parametrize("platform", available_platforms())

@@ -8,7 +8,7 @@ No algorithm name is written down here. The lists are derived:
   ``Session.supported_algs()``, OpenSSH's ``ssh -Q kex|cipher|mac``, libssh's ``options_set``
   probed name by name);
 - a server's from the server (:func:`server_lists`): the emulator's
-  :func:`~mgmtbench.emulator.ssh_server.supported_algorithms`; OpenSSH ``sshd``'s, the ``ssh -Q``
+  :func:`~mgmtbench.emulator.ssh.server.supported_algorithms`; OpenSSH ``sshd``'s, the ``ssh -Q``
   names of the same installation that ``sshd -T`` accepts in its configuration.
 
 :func:`compare` intersects a client's lists with a server's (:class:`Support`: the common names
@@ -201,7 +201,7 @@ def server_preferred(server: str, platform: str = "cisco_ios") -> AlgorithmLists
         from asyncssh.kex import get_default_kex_algs
         from asyncssh.mac import get_default_mac_algs
 
-        from mgmtbench.emulator.transcripts import load_platform
+        from mgmtbench.emulator.device.transcripts import load_platform
 
         ssh = load_platform(platform).style.identity.ssh
         return AlgorithmLists.of(ssh.kex or _decoded(get_default_kex_algs()),
@@ -224,7 +224,7 @@ def _decoded(names: Sequence[bytes]) -> list[str]:
 def _emulator_lists() -> AlgorithmLists:
     from asyncssh.encryption import encryption_needs_mac
 
-    from mgmtbench.emulator.ssh_server import supported_algorithms
+    from mgmtbench.emulator.ssh.server import supported_algorithms
 
     found = supported_algorithms()
     aead = [c for c in found["ciphers"] if not encryption_needs_mac(c.encode())]

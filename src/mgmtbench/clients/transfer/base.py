@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from mgmtbench.clients.base import install_hint, module_versions
-from mgmtbench.emulator.bulk import SINK_COMMAND, source_command
+from mgmtbench.emulator.ssh.bulk import SINK_COMMAND, source_command
 from mgmtbench.errors import ClientError
 from mgmtbench.targets import Target
 

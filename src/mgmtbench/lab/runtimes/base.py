@@ -88,7 +88,7 @@ class DeviceRuntime(ABC):
     def check_ssh(cls, options: SshServerOptions) -> None:
         """A one-line ``UsageError`` for SSH options its devices cannot serve, before anything
         is built: by default the emulator's lists (every runtime that runs the emulator)."""
-        from mgmtbench.emulator.ssh_server import check_ssh_server
+        from mgmtbench.emulator.ssh.server import check_ssh_server
 
         check_ssh_server(options)
 
