@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from mgmtbench.emulator.device.banner import group_lines
+from mgmtbench.emulator.device.config import HEADERS
 
-_HEADERS = ("Building configuration", "Current configuration :")
 NO_CHANGES = "!No changes were found"
 
 
@@ -60,19 +60,7 @@ def is_config_line(stripped: str) -> bool:
     line, ``end``, a block's closing line (``exit-address-family``: the block it closes is
     the block indented above it) or ``show running-config``'s header."""
     return bool(stripped) and stripped[0] not in "!:" and stripped != "end" \
-        and not stripped.startswith(_HEADERS) and not stripped.startswith("exit-")
-
-
-def body(running: str) -> str:
-    """``show running-config``'s text without its header (``Building configuration...``, the
-    blank line and ``Current configuration : N bytes``): what ``copy running-config`` writes to
-    a file and what NVRAM holds."""
-    lines = running.splitlines(keepends=True)
-    start = 0
-    while start < len(lines) and (not lines[start].strip()
-                                  or lines[start].startswith(_HEADERS)):
-        start += 1
-    return "".join(lines[start:])
+        and not stripped.startswith(HEADERS) and not stripped.startswith("exit-")
 
 
 def contextual_diff(old: list[Node], new: list[Node]) -> str:

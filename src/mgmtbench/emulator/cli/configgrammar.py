@@ -11,7 +11,7 @@ takes. A pattern is words and arguments:
 - ``[...]`` an optional part (``ip address <ipv4> <ipv4> [secondary]``).
 
 A mode's ``delimited`` commands take text that runs to a delimiter, over several lines if need
-be (IOS's ``banner motd ^C``: :mod:`.banner`).
+be (IOS's ``banner motd ^C``: :mod:`mgmtbench.emulator.device.banner`).
 
 A mode's ``blocks`` are patterns that open a sub-mode (``"interface <ifname>" = "if"``); a
 sub-mode may have blocks of its own, nested as deep as the device nests them (IOS's ``router bgp
@@ -53,23 +53,27 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from mgmtbench.emulator.cli import banner
+from mgmtbench.emulator.cli.banner import PendingText
 from mgmtbench.emulator.cli.grammar import ParseError, ParseErrorKind
-from mgmtbench.emulator.device import banner
-from mgmtbench.emulator.device.banner import PendingText
-from mgmtbench.emulator.device.config import BLOCK_MODES, ConfigLine, RunningConfig, line_key
+from mgmtbench.emulator.device.config import (
+    BLOCK_MODES,
+    GRAMMAR_FILE,
+    ConfigLine,
+    RunningConfig,
+    interface_name,
+    interface_types_in,
+    line_key,
+)
 from mgmtbench.emulator.device.transcripts import Platform, default_root
 from mgmtbench.errors import TranscriptError
 
 GLOBAL = "config"
 HOSTNAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,62}$")
-GRAMMAR_FILE = "config.toml"
 _WORD = re.compile(r"\S+")
 _RANGE = re.compile(r"^<(\d+)-(\d+)>$")
 _IPV4 = re.compile(r"^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$")
-_IFNAME = re.compile(r"^([A-Za-z][A-Za-z-]*)\s*([0-9][0-9/.:]*)$")
 _KEYWORDISH = re.compile(r"^[a-z][a-z0-9-]*$")
-DEFAULT_IFTYPES = ("GigabitEthernet", "TenGigabitEthernet", "FastEthernet", "Ethernet",
-                   "Loopback", "Vlan", "Port-channel", "Tunnel", "Management", "Serial")
 
 
 @dataclass(frozen=True)
@@ -285,19 +289,6 @@ def _type9(secret: str) -> str:
     digest = hashlib.sha256(secret.encode()).digest() * 2
     chars = "".join(alphabet[b % 64] for b in digest)
     return f"$9${chars[:14]}${chars[14:57]}"
-
-
-def interface_name(word: str, iftypes: tuple[str, ...]) -> str | None:
-    """The full name of interface ``word`` (``gi0/1`` -> ``GigabitEthernet0/1``), or None."""
-    found = _IFNAME.match(word)
-    if not found:
-        return None
-    typed, number = found.group(1).lower(), found.group(2)
-    exact = [t for t in iftypes if t.lower() == typed]
-    types = exact or [t for t in iftypes if t.lower().startswith(typed)]
-    if len(types) != 1:
-        return None
-    return types[0] + number
 
 
 # --- applying an accepted line -----------------------------------------------------------------
@@ -708,7 +699,7 @@ def _load(name: str, folder: Path, running: str) -> ConfigGrammar:
         raw = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise TranscriptError(f"{path}: cannot read configuration grammar ({exc})") from exc
-    iftypes = tuple(str(t) for t in raw.get("interface_types", DEFAULT_IFTYPES))
+    iftypes = interface_types_in(folder)
     modes_raw: dict[str, dict[str, object]] = {str(k): dict(v)
                                                 for k, v in raw.get("modes", {}).items()}
     modes_raw.setdefault(GLOBAL, {})

@@ -29,7 +29,6 @@ from enum import Enum
 
 from mgmtbench.emulator.cli.configdiff import (
     Command,
-    body,
     contextual_diff,
     incremental_diff,
     parse,
@@ -38,7 +37,7 @@ from mgmtbench.emulator.cli.configgrammar import GLOBAL, config_grammar
 from mgmtbench.emulator.cli.grammar import Match, ParseError, ParseErrorKind
 from mgmtbench.emulator.cli.session import Action, CliSession, Mode, Question, Reply
 from mgmtbench.emulator.device.banner import group_lines
-from mgmtbench.emulator.device.config import line_key
+from mgmtbench.emulator.device.config import body, line_key
 from mgmtbench.emulator.device.configstore import NVRAM_SIZE
 from mgmtbench.emulator.device.device import RUNNING_CONFIG, Device
 from mgmtbench.emulator.device.filesystem import DeviceFileSystem, Parts

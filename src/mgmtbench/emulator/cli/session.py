@@ -15,6 +15,7 @@ from enum import Enum
 from functools import cache
 
 from mgmtbench.emulator.cli import confighelp, filters, helptext
+from mgmtbench.emulator.cli.banner import PendingText
 from mgmtbench.emulator.cli.configgrammar import (
     ConfigGrammar,
     ConfigState,
@@ -25,7 +26,6 @@ from mgmtbench.emulator.cli.configgrammar import (
 )
 from mgmtbench.emulator.cli.fscommands import dir_output, verify_md5_output
 from mgmtbench.emulator.cli.grammar import CommandTree, Match, ParseError, ParseErrorKind
-from mgmtbench.emulator.device.banner import PendingText
 from mgmtbench.emulator.device.config import ConfigLine
 from mgmtbench.emulator.device.device import Device
 from mgmtbench.emulator.device.transcripts import Platform

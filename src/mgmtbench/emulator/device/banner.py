@@ -14,14 +14,15 @@ and shows it between ``^C`` and ``^C`` whatever the delimiter was::
     ^C
 
 Which commands take such text is the platform's grammar's ``delimited`` list
-(:mod:`.configgrammar`); a configuration file's banner (what ``copy ... running-config`` and
-``configure replace`` read) is one command of several lines (:func:`group_lines`).
+(:mod:`mgmtbench.emulator.cli.configgrammar`); a configuration file's banner (what ``copy ...
+running-config`` and ``configure replace`` read) is one command of several lines
+(:func:`group_lines`). This is the text's form in a configuration; typing it at the CLI, a line
+at a time, is :mod:`mgmtbench.emulator.cli.banner`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 
 SHOWN = "^C"  # the delimiter as the device shows it
 ETX = "\x03"
@@ -47,40 +48,6 @@ def closed(text: str) -> str | None:
 def stored(head: str, body: str) -> str:
     """The configuration line the device keeps: ``banner motd ^C<text>^C``."""
     return f"{head} {SHOWN}{body}{SHOWN}"
-
-
-def prompt(mark: str) -> str:
-    """What IOS prints when the text goes on past the first line."""
-    return f"Enter TEXT message.  End with the character '{mark}'.\n"
-
-
-@dataclass
-class PendingText:
-    """Text being typed after ``head`` (``banner motd``) until ``mark`` comes again."""
-
-    head: str
-    mark: str
-    lines: list[str] = field(default_factory=list)
-
-    def add(self, line: str) -> str | None:
-        """Take one more typed line; the stored configuration line once the delimiter closes
-        the text, else None."""
-        end = line.find(self.mark)
-        if end < 0:
-            self.lines.append(line)
-            return None
-        self.lines.append(line[:end])
-        return stored(self.head, "\n".join(self.lines))
-
-
-def start(head: str, text: str) -> str | PendingText:
-    """``head`` typed with ``text``: the stored line when ``text`` closes itself, else what
-    collects the next lines."""
-    body = closed(text)
-    if body is not None:
-        return stored(head, body)
-    mark = delimiter(text) or SHOWN
-    return PendingText(head, mark, [text[len(mark):]])
 
 
 def opens(line: str, heads: Iterable[str] | None) -> str | None:

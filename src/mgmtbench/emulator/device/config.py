@@ -4,15 +4,24 @@ Parsed from the platform's ``show running-config`` transcript: a top-level line 
 its children are indented one space more. Setting a line replaces a sibling with the same key
 (``hostname``, ``description``, ``ip address`` ... are single-valued) or appends it; ``no <line>``
 removes it. Rendering gives back the text, so changes show up in ``show running-config``.
+
+Also the configuration's own vocabulary, for whatever reads or changes it (the CLI, outputs that
+follow the configuration): ``show running-config``'s header (:func:`body`: the text a file and
+NVRAM hold) and the platform's interface names (:func:`interface_types`, :func:`interface_name`:
+``gi0/1`` is ``GigabitEthernet0/1``).
 """
 
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 from typing import TypeVar
 
 from mgmtbench.emulator.device.banner import group_lines
+from mgmtbench.emulator.device.transcripts import Platform, default_root
 
 # Lines whose first words name a single-valued setting: a new value replaces the old line.
 _KEYED: dict[tuple[str, ...], int] = {
@@ -60,8 +69,9 @@ BLOCK_MODES: dict[str, str] = {
 _TRAILERS = ("end", ": end")
 # Configuration keywords a user may abbreviate (``int lo9``, ``desc uplink``).
 _KEYWORDS = (*{k.split()[0] for k in BLOCK_MODES}, "hostname", "description", "shutdown")
-_IFTYPES = ("GigabitEthernet", "TenGigabitEthernet", "FastEthernet", "Ethernet", "Loopback",
-            "Vlan", "Port-channel", "Tunnel", "Management", "Serial")
+#: Interface types, where the platform's ``config.toml`` lists none (``interface_types``).
+DEFAULT_IFTYPES = ("GigabitEthernet", "TenGigabitEthernet", "FastEthernet", "Ethernet",
+                   "Loopback", "Vlan", "Port-channel", "Tunnel", "Management", "Serial")
 _IFNAME = re.compile(r"^([A-Za-z-]+)\s*([0-9].*)$")
 _K = TypeVar("_K")
 
@@ -108,7 +118,7 @@ def expand(text: str) -> str:
     if words[0] == "interface" and len(words) >= 2:
         found = _IFNAME.match(" ".join(words[1:]))
         if found:
-            types = [t for t in _IFTYPES if t.lower().startswith(found.group(1).lower())]
+            types = [t for t in DEFAULT_IFTYPES if t.lower().startswith(found.group(1).lower())]
             if len(types) == 1 or found.group(1) in types:
                 name = found.group(1) if found.group(1) in types else types[0]
                 return f"interface {name}{found.group(2)}"
@@ -394,3 +404,55 @@ class RunningConfig:
             self._last_of_kind["!"] = (new[1], at + 1)  # the new "!" is the last one
         if self._root_index is not None:
             self._root_index.add(line)
+
+
+# --- the configuration's text and the platform's interface names -------------------------------
+
+#: What ``show running-config`` prints before the configuration (``Building configuration...``,
+#: ``Current configuration : N bytes``): no configuration lines.
+HEADERS = ("Building configuration", "Current configuration :")
+#: The platform's configuration file (``transcripts/<platform>/config.toml``): its configuration
+#: grammar (:mod:`mgmtbench.emulator.cli.configgrammar`), its views (:mod:`.derived`) and its
+#: interface types (``interface_types``, :func:`interface_types`).
+GRAMMAR_FILE = "config.toml"
+_TYPED_IFNAME = re.compile(r"^([A-Za-z][A-Za-z-]*)\s*([0-9][0-9/.:]*)$")
+
+
+def body(running: str) -> str:
+    """``show running-config``'s text without its header (``Building configuration...``, the
+    blank line and ``Current configuration : N bytes``): what ``copy running-config`` writes to
+    a file and what NVRAM holds."""
+    lines = running.splitlines(keepends=True)
+    start = 0
+    while start < len(lines) and (not lines[start].strip()
+                                  or lines[start].startswith(HEADERS)):
+        start += 1
+    return "".join(lines[start:])
+
+
+def interface_types(platform: Platform) -> tuple[str, ...]:
+    """The platform's interface type names (``interface_types`` in its ``config.toml``,
+    :data:`DEFAULT_IFTYPES` where it lists none)."""
+    folder = getattr(platform, "folder", None)
+    return interface_types_in(Path(folder) if folder else default_root() / platform.name)
+
+
+@cache
+def interface_types_in(folder: Path) -> tuple[str, ...]:
+    """The interface type names of the platform in ``folder`` (read once per folder)."""
+    path = folder / GRAMMAR_FILE
+    raw = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    return tuple(str(t) for t in raw.get("interface_types", DEFAULT_IFTYPES))
+
+
+def interface_name(word: str, iftypes: tuple[str, ...]) -> str | None:
+    """The full name of interface ``word`` (``gi0/1`` -> ``GigabitEthernet0/1``), or None."""
+    found = _TYPED_IFNAME.match(word)
+    if not found:
+        return None
+    typed, number = found.group(1).lower(), found.group(2)
+    exact = [t for t in iftypes if t.lower() == typed]
+    types = exact or [t for t in iftypes if t.lower().startswith(typed)]
+    if len(types) != 1:
+        return None
+    return types[0] + number

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from mgmtbench.emulator.cli.configdiff import body
+from mgmtbench.emulator.device.config import body
 from mgmtbench.emulator.device.transcripts import render
 
 #: NVRAM size of the emulated IOS-XE router (``32768K bytes of non-volatile configuration

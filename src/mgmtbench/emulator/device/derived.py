@@ -22,8 +22,13 @@ from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
-from mgmtbench.emulator.cli.configgrammar import GRAMMAR_FILE, config_grammar, interface_name
-from mgmtbench.emulator.device.config import ConfigLine, RunningConfig
+from mgmtbench.emulator.device.config import (
+    GRAMMAR_FILE,
+    ConfigLine,
+    RunningConfig,
+    interface_name,
+    interface_types,
+)
 from mgmtbench.emulator.device.transcripts import CommandWords, Platform, default_root
 
 
@@ -555,11 +560,6 @@ def _view_spec(folder: Path) -> ViewSpec:
     return ViewSpec(views, sources, single, str(spec.get("running_header", "")))
 
 
-def iftypes(platform: Platform) -> tuple[str, ...]:
-    """The platform's interface type names."""
-    return config_grammar(platform).iftypes
-
-
 def select(text: str, name: str, kind: str) -> str | None:
     """The part of a per-interface output (``kind`` is its view) about interface ``name``."""
     head = _ASA_HEAD if kind == "asa_interfaces" else _IOS_HEAD
@@ -585,7 +585,7 @@ class DerivedState:
                  rendered: Callable[[CommandWords], str], elapsed: Callable[[], float],
                  default: Callable[[], str]) -> None:
         self.spec = view_spec(platform)
-        self.iftypes = iftypes(platform) if self.spec.views or self.spec.single else ()
+        self.iftypes = interface_types(platform) if self.spec.views or self.spec.single else ()
         self.config = config
         self._rendered = rendered
         self._elapsed = elapsed

@@ -1,37 +1,25 @@
-"""A client's SSH channel window, as the device's SSH server sees it on the wire.
+"""The client windows a device's SSH bulk source saw, as its server sees them on the wire.
 
 At 150 ms a receive moves at most one window per round trip, so the window a client grants
 decides its throughput there, whatever the cipher. The server sees all of it: the client's
 CHANNEL_OPEN carries its initial window and maximum packet size, and each WINDOW_ADJUST it sends
-while it reads grants more. :class:`WindowWatch` records them on one channel of the bulk source
-(:mod:`.bulk`); each device keeps the latest records in its :class:`WindowLog`, which the
-device's HTTPS API serves as JSON at :data:`WINDOWS_PATH` (the emulator's own diagnostics, not a
-feature of the emulated platform), so a benchmark can read them through the lab link wherever
-the emulator runs.
-
-asyncssh has no public view of a channel's send window, so the watch reads the channel's
-``_send_window`` and ``_send_pktsize`` when the source starts (no data has been sent yet, and a
-client can only adjust after the exec request's reply, which reaches it after the source task is
-scheduled: they are the CHANNEL_OPEN's values), and puts a handler of its own in front of the
-channel's WINDOW_ADJUST handler (the instance's ``_packet_handlers``): it reads the adjust from the
-packet without consuming it and passes the packet on. Where those names are missing (another
-asyncssh), nothing is recorded and the source runs as before.
+while it reads grants more. A watch records them on one channel of the bulk source
+(:class:`~mgmtbench.emulator.ssh.windows.WindowWatch`, :mod:`mgmtbench.emulator.ssh.bulk`); each
+device keeps the latest records in its :class:`WindowLog`, which the device's HTTPS API serves as
+JSON at :data:`WINDOWS_PATH` (the emulator's own diagnostics, not a feature of the emulated
+platform), so a benchmark can read them through the lab link wherever the emulator runs
+(:func:`read_windows`).
 """
 
 from __future__ import annotations
 
 import itertools
-import logging
 import ssl
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
-
-from asyncssh.constants import MSG_CHANNEL_WINDOW_ADJUST
-
-log = logging.getLogger("mgmtbench.emulator")
+from typing import Protocol
 
 #: The device API's path for a device's window records (GET, JSON).
 WINDOWS_PATH = "/mgmtbench/ssh-windows"
@@ -60,44 +48,16 @@ class ChannelWindow:
         return asdict(self)
 
 
-class WindowWatch:
-    """Watches one server channel's send window from now until :meth:`stop` (see the module
-    docstring); ``active`` is False where this asyncssh has no such fields."""
+class Watched(Protocol):
+    """What a watch saw of one channel's window (the SSH side's
+    :class:`~mgmtbench.emulator.ssh.windows.WindowWatch`); ``active``: whether it saw any."""
 
-    def __init__(self, channel: Any) -> None:
-        self._channel = channel
-        window = getattr(channel, "_send_window", None)
-        packet = getattr(channel, "_send_pktsize", None)
-        handlers = getattr(type(channel), "_packet_handlers", None)
-        original = handlers.get(MSG_CHANNEL_WINDOW_ADJUST) if isinstance(handlers, dict) else None
-        self.initial_window = window if isinstance(window, int) else 0
-        self.max_packet = packet if isinstance(packet, int) else 0
-        self.largest_window = self.initial_window
-        self.largest_adjust = 0
-        self.adjusts = 0
-        self.active = False
-        if not (isinstance(window, int) and isinstance(packet, int) and isinstance(handlers, dict)
-                and original is not None):
-            log.warning("this asyncssh (no _send_window/_packet_handlers on %s) does not show "
-                        "the client's window: not recorded", type(channel).__name__)
-            return
-
-        def adjust(chan: Any, pkttype: int, pktid: int, packet: Any) -> Any:
-            self._seen(int.from_bytes(packet.get_remaining_payload()[:4], "big"))
-            return original(chan, pkttype, pktid, packet)
-
-        channel._packet_handlers = {**handlers, MSG_CHANNEL_WINDOW_ADJUST: adjust}
-        self.active = True
-
-    def _seen(self, adjust: int) -> None:
-        self.adjusts += 1
-        self.largest_adjust = max(self.largest_adjust, adjust)
-        self.largest_window = max(self.largest_window, self._channel._send_window + adjust)
-
-    def stop(self) -> None:
-        """Hand WINDOW_ADJUSTs back to the channel's own handler."""
-        if self.active and "_packet_handlers" in vars(self._channel):
-            del self._channel._packet_handlers
+    active: bool
+    initial_window: int
+    max_packet: int
+    largest_window: int
+    largest_adjust: int
+    adjusts: int
 
 
 class WindowLog:
@@ -107,7 +67,7 @@ class WindowLog:
         self._records: deque[ChannelWindow] = deque(maxlen=KEPT)
         self._seq: Callable[[], int] = itertools.count(1).__next__
 
-    def add(self, watch: WindowWatch, sent: int) -> ChannelWindow | None:
+    def add(self, watch: Watched, sent: int) -> ChannelWindow | None:
         """Record what ``watch`` saw of a transfer of ``sent`` bytes (nothing if it saw
         nothing)."""
         if not watch.active:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import asyncssh
 
-from mgmtbench.emulator.device.windows import WindowWatch
+from mgmtbench.emulator.ssh.windows import WindowWatch
 
 #: The sink's exec request.
 SINK_COMMAND = "cat > /dev/null"
