@@ -12,10 +12,9 @@ from dataclasses import replace
 import pytest
 
 from mgmtbench.emulator import load_platform
-from mgmtbench.emulator.cli import fileops
-from mgmtbench.emulator.cli.dialects import dialect_commands, platform_commands
+from mgmtbench.emulator.cli.dialects import dialect_commands, file_commands, platform_commands
 from mgmtbench.emulator.cli.grammar import ParseError
-from mgmtbench.emulator.cli.session import _trees
+from mgmtbench.emulator.cli.session import platform_trees
 from mgmtbench.emulator.device.transcripts import available_platforms
 
 
@@ -27,8 +26,8 @@ def test_platform_commands_are_the_dialect_and_the_file_commands(platform: str) 
     assert own.exec == alone.exec
     assert own.config == alone.config
     assert own.free_config == alone.free_config
-    assert own.privileged == fileops.dialect(style.file_commands)
-    trees = _trees(load_platform(platform))
+    assert own.privileged == file_commands(style.file_commands)
+    trees = platform_trees(load_platform(platform))
     for pattern, action in {**own.privileged, **own.exec}.items():  # they win over built-ins
         assert trees.priv.match(typed(pattern)).action is action, pattern
 
@@ -40,8 +39,8 @@ def typed(pattern: str) -> str:
 
 def test_ios_file_commands_take_the_place_of_the_builtin_write_memory() -> None:
     ios = load_platform("cisco_ios")
-    trees = _trees(ios)
-    assert trees.priv.match("write memory").action is fileops.dialect("ios")["write memory"]
+    trees = platform_trees(ios)
+    assert trees.priv.match("write memory").action is file_commands("ios")["write memory"]
     with pytest.raises(ParseError):
         trees.user.match("copy running-config startup-config")  # privileged only
 

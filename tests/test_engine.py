@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from mgmtbench.emulator import CliSession, Device, DeviceFacts, load_platform
-from mgmtbench.emulator.cli.session import Mode, bulk_output
+from mgmtbench.emulator.cli.engine import bulk_output
+from mgmtbench.emulator.cli.session import Mode
 from mgmtbench.emulator.device.transcripts import available_platforms, render
 from mgmtbench.emulator.oracle import stable_output
 from mgmtbench.errors import TranscriptError

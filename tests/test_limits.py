@@ -23,7 +23,8 @@ import httpx
 import pytest
 
 from mgmtbench.emulator import EmulatorThread, Limits
-from mgmtbench.emulator.cli.session import CliSession, Mode, bulk_output
+from mgmtbench.emulator.cli.engine import bulk_output
+from mgmtbench.emulator.cli.session import CliSession, Mode
 from mgmtbench.emulator.device import config
 from mgmtbench.emulator.device.config import ConfigLine, RunningConfig, block_mode, expand, line_key
 from mgmtbench.emulator.device.device import Device, DeviceFacts

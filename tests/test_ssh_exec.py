@@ -11,7 +11,7 @@ import asyncssh
 import pytest
 
 from mgmtbench.emulator import EmulatorThread, Limits
-from mgmtbench.emulator.cli.session import CHUNK, bulk_output
+from mgmtbench.emulator.cli.engine import CHUNK, bulk_output
 from mgmtbench.emulator.oracle import same_output
 from mgmtbench.emulator.server import DeviceEndpoint
 from mgmtbench.emulator.ssh.bulk import source_command

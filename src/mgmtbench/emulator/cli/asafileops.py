@@ -11,7 +11,7 @@
   ``Delete disk0:/PATH? [confirm]``.
 
 ``/noconfirm`` leaves the questions out; transports without a terminal (SSH exec, HTTPS) take
-the default answers (:class:`~.session.Question`). ``flash:`` names ``disk0:``, as on the ASA
+the default answers (:class:`~.engine.Question`). ``flash:`` names ``disk0:``, as on the ASA
 5500-X. Each question is printed after an empty line, as the ASA prints it.
 
 Worded from memory of ASA 9.x sessions, no capture at hand to check against: the questions'
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 
+from mgmtbench.emulator.cli.engine import Action, Question, Reply, Session
 from mgmtbench.emulator.cli.fileops import (
     Kind,
     Location,
@@ -38,8 +39,6 @@ from mgmtbench.emulator.cli.fileops import (
     write_file,
 )
 from mgmtbench.emulator.cli.grammar import Match
-from mgmtbench.emulator.cli.session import Action, CliSession, Question, Reply
-from mgmtbench.emulator.device.device import Device
 
 _COPY_RATE = 4_000_000  # as fileops's: the copy itself takes no measurable time
 _COPY_SETUP = 0.030
@@ -75,7 +74,7 @@ def _split(found: Match[Action], allowed: set[str]) -> tuple[set[str], list[str]
     return switches, [_word(w) for w in words if not w.startswith("/")]
 
 
-def _copy(session: CliSession, found: Match[Action]) -> Reply:
+def _copy(session: Session, found: Match[Action]) -> Reply:
     device = session.device
     split = _split(found, {"/noconfirm"})
     if split is None or len(split[1]) != 2:
@@ -86,7 +85,7 @@ def _copy(session: CliSession, found: Match[Action]) -> Reply:
     except OSError as exc:
         return _error("opening", _shown(device.files, target_word), exc)
     if "/noconfirm" in switches:
-        return _copy_from(device, source_word, target, ask=False)
+        return _copy_from(session, source_word, target, ask=False)
 
     def from_source(answer: str) -> Reply:
         chosen = _word(answer.strip()) or source_word
@@ -98,7 +97,7 @@ def _copy(session: CliSession, found: Match[Action]) -> Reply:
                     where = locate(device.files, _word(answer.strip()))
                 except OSError as exc:
                     return _error("opening", answer.strip(), exc)
-            return _copy_from(device, chosen, where, ask=True)
+            return _copy_from(session, chosen, where, ask=True)
 
         return Reply(ask=Question(f"\nDestination filename [{target.name}]? ", to_target))
 
@@ -106,23 +105,25 @@ def _copy(session: CliSession, found: Match[Action]) -> Reply:
     return Reply(ask=Question(f"\nSource filename [{source_name}]? ", from_source))
 
 
-def _copy_from(device: Device, source_word: str, target: Location, *, ask: bool) -> Reply:
+def _copy_from(session: Session, source_word: str, target: Location, *, ask: bool) -> Reply:
+    device = session.device
     try:
         source = locate(device.files, source_word)
         text = read(device, source)
     except OSError as exc:
         return _error("opening", _shown(device.files, source_word), exc)
     if ask and target.kind is Kind.FILE and device.files.exists(target.parts):
-        return Reply(ask=Question(_OVERWRITE, lambda yes: _write(device, source, text, target)
+        return Reply(ask=Question(_OVERWRITE, lambda yes: _write(session, source, text, target)
                                   if _confirmed(yes) else Reply()))
-    return _write(device, source, text, target)
+    return _write(session, source, text, target)
 
 
-def _write(device: Device, source: Location, text: str, target: Location) -> Reply:
+def _write(session: Session, source: Location, text: str, target: Location) -> Reply:
+    device = session.device
     head = checksum(text) if source.kind is Kind.RUNNING else ""
     if target.kind is Kind.RUNNING:
-        errors = apply_config(device, [c for c in config_commands(text)
-                                       if not c.text.startswith(_NOT_CONFIG)])
+        errors = apply_config(session, [c for c in config_commands(text)
+                                        if not c.text.startswith(_NOT_CONFIG)])
         return Reply("".join(errors) + copied(len(text)))
     if target.kind is Kind.STARTUP:
         if source.kind is Kind.RUNNING:
@@ -137,7 +138,7 @@ def _write(device: Device, source: Location, text: str, target: Location) -> Rep
     return Reply(head + copied(len(text)))
 
 
-def _delete(session: CliSession, found: Match[Action]) -> Reply:
+def _delete(session: Session, found: Match[Action]) -> Reply:
     files = session.device.files
     split = _split(found, {"/noconfirm", "/recursive"})
     if split is None or len(split[1]) != 1:

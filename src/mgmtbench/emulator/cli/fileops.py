@@ -6,10 +6,11 @@ runs to merge, replace, compare, commit and roll back a configuration (files go 
 by SCP, :mod:`.sftp`).
 
 Worded as IOS-XE words them; a platform picks its set with ``file_commands`` in
-``platform.toml`` (:func:`dialect`: ``ios``, or ``asa``: :mod:`.asafileops`), which
-:func:`mgmtbench.emulator.cli.dialects.platform_commands` makes part of the platform's own commands. The
-questions IOS asks (``Destination filename [x]?``, ``Delete flash:/x? [confirm]``) are
-:class:`~.session.Question` replies: the SSH shell asks them, other transports take the default
+``platform.toml`` (:data:`IOS_COMMANDS` with :mod:`.revert`'s: ``ios``, or :data:`ASA_COMMANDS`
+with :mod:`.asafileops`': ``asa``; :data:`mgmtbench.emulator.cli.dialects.FILE_COMMANDS`), which
+:func:`mgmtbench.emulator.cli.dialects.platform_commands` makes part of the platform's own
+commands. The questions IOS asks (``Destination filename [x]?``, ``Delete flash:/x? [confirm]``)
+are :class:`~.engine.Question` replies: the SSH shell asks them, other transports take the default
 answer, and ``file prompt quiet`` in the running configuration (or ``delete /force``,
 ``configure replace ... force``) leaves them out, as on the device.
 
@@ -34,8 +35,8 @@ from mgmtbench.emulator.cli.configdiff import (
     parse,
 )
 from mgmtbench.emulator.cli.configgrammar import GLOBAL, config_grammar
+from mgmtbench.emulator.cli.engine import Action, Mode, Question, Reply, Session
 from mgmtbench.emulator.cli.grammar import Match, ParseError, ParseErrorKind
-from mgmtbench.emulator.cli.session import Action, CliSession, Mode, Question, Reply
 from mgmtbench.emulator.device.banner import group_lines
 from mgmtbench.emulator.device.config import body, line_key
 from mgmtbench.emulator.device.configstore import NVRAM_SIZE
@@ -145,13 +146,13 @@ def _shown(files: DeviceFileSystem, word: str) -> str:
 # --- configuration mode from a file ---------------------------------------------------------
 
 
-def apply_config(device: Device, lines: Iterable[Command]) -> list[str]:
-    """Type ``lines`` in configuration mode, each at its depth: a line at a depth no deeper
-    than an open sub-mode's line leaves that sub-mode first (``exit``, or the line itself when
-    it is the sub-mode's closing line such as ``exit-address-family``), as the file's
-    indentation says, so each line lands under its own parent however deep the blocks nest;
-    the error messages of the lines the device refused."""
-    session = CliSession(device, mode=Mode.CONFIG)
+def apply_config(typist: Session, lines: Iterable[Command]) -> list[str]:
+    """Type ``lines`` in configuration mode, in a new session like ``typist`` on its device,
+    each at its depth: a line at a depth no deeper than an open sub-mode's line leaves that
+    sub-mode first (``exit``, or the line itself when it is the sub-mode's closing line such as
+    ``exit-address-family``), as the file's indentation says, so each line lands under its own
+    parent however deep the blocks nest; the error messages of the lines the device refused."""
+    session = typist.new_session(Mode.CONFIG)
     opened: list[int] = []  # depths of the lines whose sub-modes are open, outermost first
     errors: list[str] = []
     for line in lines:
@@ -184,7 +185,7 @@ def apply_config(device: Device, lines: Iterable[Command]) -> list[str]:
     return errors
 
 
-def _level(session: CliSession) -> int:
+def _level(session: Session) -> int:
     """How many sub-modes deep ``session`` is (0: global configuration)."""
     return 0 if session.block is None else len(session.config_outer) + 1
 
@@ -202,11 +203,11 @@ def config_commands(text: str, delimited: Iterable[str] = ()) -> list[Command]:
     return commands
 
 
-def merge(device: Device, text: str) -> str:
-    """``copy <file> running-config``: the file's lines typed in configuration mode; the
-    refused lines' errors, then the copy line."""
-    delimited = config_grammar(device.platform).modes[GLOBAL].delimited
-    errors = apply_config(device, config_commands(text, delimited))
+def merge(session: Session, text: str) -> str:
+    """``copy <file> running-config`` in ``session``: the file's lines typed in configuration
+    mode; the refused lines' errors, then the copy line."""
+    delimited = config_grammar(session.device.platform).modes[GLOBAL].delimited
+    errors = apply_config(session, config_commands(text, delimited))
     return "".join(errors) + copied(len(text))
 
 
@@ -278,7 +279,7 @@ def save_startup(device: Device) -> None:
 # --- command actions ---------------------------------------------------------------------------
 
 
-def _incomplete(session: CliSession) -> Reply:
+def _incomplete(session: Session) -> Reply:
     return session._error(ParseError(ParseErrorKind.INCOMPLETE), "")
 
 
@@ -287,12 +288,12 @@ def _operands(found: Match[Action]) -> list[str]:
     return [*found.words[1:], *found.args]
 
 
-def _write_memory(session: CliSession, found: Match[Action]) -> Reply:
+def _write_memory(session: Session, found: Match[Action]) -> Reply:
     save_startup(session.device)
     return Reply(_BUILDING)
 
 
-def _copy(session: CliSession, found: Match[Action]) -> Reply:
+def _copy(session: Session, found: Match[Action]) -> Reply:
     device = session.device
     words = _operands(found)
     if len(words) != 2:
@@ -310,7 +311,7 @@ def _copy(session: CliSession, found: Match[Action]) -> Reply:
     except OSError as exc:
         return _error("opening", source.shown, exc)
     if prompts_quiet(device):
-        return _copy_to(device, source, text, target)
+        return _copy_to(session, source, text, target)
 
     def named(answer: str) -> Reply:
         where = target
@@ -323,16 +324,17 @@ def _copy(session: CliSession, found: Match[Action]) -> Reply:
         if where.kind is Kind.FILE and device.files.exists(where.parts):
             return Reply("%Warning:There is a file already existing with this name \n",
                          ask=Question("Do you want to over write? [confirm]",
-                                      lambda yes: _copy_to(device, source, text, where)
+                                      lambda yes: _copy_to(session, source, text, where)
                                       if _confirmed(yes) else Reply()))
-        return _copy_to(device, source, text, where)
+        return _copy_to(session, source, text, where)
 
     return Reply(ask=Question(f"Destination filename [{target.name}]? ", named))
 
 
-def _copy_to(device: Device, source: Location, text: str, target: Location) -> Reply:
+def _copy_to(session: Session, source: Location, text: str, target: Location) -> Reply:
+    device = session.device
     if target.kind is Kind.RUNNING:
-        return Reply(merge(device, text))
+        return Reply(merge(session, text))
     if target.kind is Kind.STARTUP:
         if source.kind is Kind.RUNNING:  # copy running-config startup-config
             save_startup(device)
@@ -351,7 +353,7 @@ def _confirmed(answer: str) -> bool:
     return answer.strip().lower() in ("", "y", "yes")
 
 
-def _more(session: CliSession, found: Match[Action]) -> Reply:
+def _more(session: Session, found: Match[Action]) -> Reply:
     device = session.device
     word = found.args[-1]
     try:
@@ -360,7 +362,7 @@ def _more(session: CliSession, found: Match[Action]) -> Reply:
         return _error("opening", _shown(device.files, word), exc)
 
 
-def _delete(session: CliSession, found: Match[Action]) -> Reply:
+def _delete(session: Session, found: Match[Action]) -> Reply:
     device = session.device
     files = device.files
     words = found.args[0].split()
@@ -394,12 +396,12 @@ def _delete(session: CliSession, found: Match[Action]) -> Reply:
     return Reply(ask=Question(f"Delete filename [{default}]? ", named))
 
 
-def _show_startup(session: CliSession, found: Match[Action]) -> Reply:
+def _show_startup(session: Session, found: Match[Action]) -> Reply:
     text = session.device.saved.startup
     return Reply(f"Using {len(text)} out of {NVRAM_SIZE} bytes\n{text}")
 
 
-def _show_archive(session: CliSession, found: Match[Action]) -> Reply:
+def _show_archive(session: Session, found: Match[Action]) -> Reply:
     device = session.device
     settings = archive_settings(device)
     if settings is None:
@@ -415,7 +417,7 @@ def _show_archive(session: CliSession, found: Match[Action]) -> Reply:
     return Reply("\n".join(lines) + "\n")
 
 
-def _archive_config(session: CliSession, found: Match[Action]) -> Reply:
+def _archive_config(session: Session, found: Match[Action]) -> Reply:
     settings = archive_settings(session.device)
     if settings is None:
         return Reply(_NOT_ENABLED + "% Error caught by command handler\n", ok=False)
@@ -423,7 +425,7 @@ def _archive_config(session: CliSession, found: Match[Action]) -> Reply:
     return Reply()
 
 
-def _differences(session: CliSession, found: Match[Action]) -> Reply:
+def _differences(session: Session, found: Match[Action]) -> Reply:
     device = session.device
     words = found.args[0].split() if found.args else []
     if len(words) > 2:
@@ -439,7 +441,7 @@ def _differences(session: CliSession, found: Match[Action]) -> Reply:
     return Reply(contextual_diff(parse(texts[0]), parse(texts[1])))
 
 
-def _incremental(session: CliSession, found: Match[Action]) -> Reply:
+def _incremental(session: Session, found: Match[Action]) -> Reply:
     device = session.device
     words = found.args[0].split()
     ignorecase = len(words) == 2 and "ignorecase".startswith(words[1].lower())
@@ -453,9 +455,10 @@ def _incremental(session: CliSession, found: Match[Action]) -> Reply:
                                   ignorecase=ignorecase))
 
 
-# --- dialects ---------------------------------------------------------------------------------
+# --- the command sets (mgmtbench.emulator.cli.dialects.FILE_COMMANDS) ------------------------
 
-_IOS: dict[str, Action] = {
+#: IOS's file commands (with ``configure replace`` and its revert timer: :mod:`.revert`).
+IOS_COMMANDS: dict[str, Action] = {
     "copy <word> <word>": _copy,
     "copy running-config <word>": _copy,
     "copy startup-config <word>": _copy,
@@ -470,30 +473,8 @@ _IOS: dict[str, Action] = {
     "show archive config incremental-diffs <line>": _incremental,
     "archive config": _archive_config,
 }
-# An ASA's `more` prints the file as IOS's does; its `copy` and `delete` word their questions
-# and switches (/noconfirm) otherwise: mgmtbench.emulator.cli.asafileops.
-_ASA: dict[str, Action] = {
+#: An ASA's ``more`` prints the file as IOS's does; its ``copy`` and ``delete`` word their
+#: questions and switches (``/noconfirm``) otherwise: :mod:`.asafileops`.
+ASA_COMMANDS: dict[str, Action] = {
     "more <word>": _more,
 }
-_DIALECTS: dict[str, dict[str, Action]] = {"": {}, "ios": _IOS, "asa": _ASA}
-
-
-def dialect(name: str) -> dict[str, Action]:
-    """The file commands of the dialect ``name`` (``file_commands`` in ``platform.toml``):
-    command patterns and their actions."""
-    try:
-        commands = _DIALECTS[name]
-    except KeyError:
-        raise ValueError(f"file_commands {name!r}: choose one of "
-                         f"{', '.join(repr(d) for d in _DIALECTS)}") from None
-    # Their own modules build on this one: configure replace and the revert timer, ASA wording.
-    if name == "ios":
-        from mgmtbench.emulator.cli.revert import COMMANDS as REVERT
-
-        return {**commands, **REVERT}
-    if name == "asa":
-        from mgmtbench.emulator.cli.asafileops import COMMANDS as ASA
-
-        return {**commands, **ASA}
-    return commands
-

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mgmtbench.emulator.cli.configdiff import parse, replace_commands
+from mgmtbench.emulator.cli.engine import Action, Question, Reply, Session, _configure_terminal
 from mgmtbench.emulator.cli.fileops import (
     _error,
     _shown,
@@ -44,7 +45,6 @@ from mgmtbench.emulator.cli.fileops import (
     save_archive,
 )
 from mgmtbench.emulator.cli.grammar import Match, ParseError, ParseErrorKind
-from mgmtbench.emulator.cli.session import Action, CliSession, Question, Reply, _configure_terminal
 from mgmtbench.emulator.device.clock import time_text
 from mgmtbench.emulator.device.configstore import PendingRevert
 from mgmtbench.emulator.device.device import Device
@@ -64,19 +64,21 @@ _REPLACE_KEYWORDS = frozenset({"force", "list", "revert", "trigger", "error", "n
                                "ignorecase"})
 
 
-def restore(device: Device, text: str) -> list[str]:
-    """Make the running configuration ``text`` (what ``configure replace`` types to get there);
-    the error messages of the lines the device refused."""
-    plan = replace_commands(parse(running_text(device)), parse(text), same_setting)
-    return apply_config(device, plan)
+def restore(session: Session, text: str) -> list[str]:
+    """Make the running configuration of ``session``'s device ``text`` (what ``configure
+    replace`` types to get there); the error messages of the lines the device refused."""
+    plan = replace_commands(parse(running_text(session.device)), parse(text), same_setting)
+    return apply_config(session, plan)
 
 
-def start(device: Device, user: str, minutes: int, backup: str) -> None:
-    """Set the revert timer: ``backup`` comes back in ``minutes`` unless confirmed."""
+def start(session: Session, minutes: int, backup: str) -> None:
+    """Set the revert timer of ``session``'s device, for ``session``'s user: ``backup`` comes
+    back in ``minutes`` unless confirmed."""
     def fire() -> None:
-        restore(device, backup)
+        restore(session, backup)
 
-    device.saved.revert = _pending(device, user, minutes, fire)
+    device = session.device
+    device.saved.revert = _pending(device, session.user, minutes, fire)
 
 
 def _pending(device: Device, user: str, minutes: int, fire: Callable[[], None]) -> PendingRevert:
@@ -88,7 +90,7 @@ def _pending(device: Device, user: str, minutes: int, fire: Callable[[], None]) 
 # --- command actions ---------------------------------------------------------------------------
 
 
-def _configure_revert_timer(session: CliSession, found: Match[Action]) -> Reply:
+def _configure_revert_timer(session: Session, found: Match[Action]) -> Reply:
     """``configure terminal revert timer N``: back up, set the timer, enter configuration mode."""
     device = session.device
     settings = archive_settings(device)
@@ -101,18 +103,18 @@ def _configure_revert_timer(session: CliSession, found: Match[Action]) -> Reply:
     else:
         backup = running_text(device)
         save_archive(device, settings)
-        start(device, session.user, minutes, backup)
+        start(session, minutes, backup)
     return _configure_terminal(session, found)
 
 
-def _confirm(session: CliSession, found: Match[Action]) -> Reply:
+def _confirm(session: Session, found: Match[Action]) -> Reply:
     if session.device.saved.revert is None:
         return Reply(_NONE_PENDING, ok=False)
     session.device.saved.revert = None
     return Reply()
 
 
-def _revert_now(session: CliSession, found: Match[Action]) -> Reply:
+def _revert_now(session: Session, found: Match[Action]) -> Reply:
     pending = session.device.saved.revert
     if pending is None:
         return Reply(_NONE_PENDING, ok=False)
@@ -121,7 +123,7 @@ def _revert_now(session: CliSession, found: Match[Action]) -> Reply:
     return Reply(_REPLACE_DONE)
 
 
-def _revert_timer(session: CliSession, found: Match[Action]) -> Reply:
+def _revert_timer(session: Session, found: Match[Action]) -> Reply:
     device = session.device
     pending = device.saved.revert
     if pending is None:
@@ -130,7 +132,7 @@ def _revert_timer(session: CliSession, found: Match[Action]) -> Reply:
     return Reply()
 
 
-def _rollback_timer(session: CliSession, found: Match[Action]) -> Reply:
+def _rollback_timer(session: Session, found: Match[Action]) -> Reply:
     pending = session.device.saved.revert
     if pending is None:
         return Reply(_NONE_PENDING)
@@ -175,7 +177,7 @@ def _options(words: list[str]) -> _Options:
     return found
 
 
-def _configure_replace(session: CliSession, found: Match[Action]) -> Reply:
+def _configure_replace(session: Session, found: Match[Action]) -> Reply:
     device = session.device
     words = found.args[0].split()
     target = words[0]
@@ -195,15 +197,15 @@ def _configure_replace(session: CliSession, found: Match[Action]) -> Reply:
             return Reply()
         before = running_text(device)
         plan = replace_commands(parse(before), parse(text), same_setting)
-        errors = apply_config(device, plan)
+        errors = apply_config(session, plan)
         listed = ""
         if "list" in options:
             listed = "!Pass 1\n!List of Commands:\n" + "".join(f"{c}\n" for c in plan) + "end\n\n"
         if errors and {"trigger", "error"} <= options:
-            restore(device, before)
+            restore(session, before)
             return Reply(listed + "".join(errors) + _RESTORED, ok=False)
         if minutes is not None:
-            start(device, session.user, minutes, before)
+            start(session, minutes, before)
         return Reply(listed + "".join(errors) + _REPLACE_DONE)
 
     if "force" in options:
@@ -211,7 +213,7 @@ def _configure_replace(session: CliSession, found: Match[Action]) -> Reply:
     return Reply(ask=Question(_REPLACE_QUESTION, replace))
 
 
-def _refused(session: CliSession, found: Match[Action], words: list[str], bad: int) -> Reply:
+def _refused(session: Session, found: Match[Action], words: list[str], bad: int) -> Reply:
     """The device's error for ``configure replace`` options it does not take: invalid input
     under word ``bad`` of ``words`` (the file, then the options), incomplete past the end."""
     typed = " ".join((*found.words, *found.args))

@@ -1,12 +1,12 @@
 """A device's file system (``flash:`` on IOS, ``disk0:`` on an ASA): files and folders in memory,
 bounded in size, shared by every session of the device.
 
-SCP and SFTP (:mod:`.sftp`) and the CLI's ``dir`` and ``verify /md5`` (:mod:`.session`) all work
-on it. It lives in memory, not in a folder on the host, so no path, link or race can reach a host
-file: a path is a tuple of names inside the root, ``..`` above the root is refused, there are no
-links. Errors are :class:`OSError` with the usual ``errno`` (``ENOENT``, ``EEXIST``, ``ENOSPC``,
-``EACCES`` ...), which asyncssh's SFTP and SCP servers turn into the protocol's own status codes
-and messages.
+SCP and SFTP (:mod:`mgmtbench.emulator.ssh.sftp`) and the CLI's ``dir`` and ``verify /md5``
+(:mod:`mgmtbench.emulator.cli.fscommands`) all work on it. It lives in memory, not in a folder on
+the host, so no path, link or race can reach a host file: a path is a tuple of names inside the
+root, ``..`` above the root is refused, there are no links. Errors are :class:`OSError` with the
+usual ``errno`` (``ENOENT``, ``EEXIST``, ``ENOSPC``, ``EACCES`` ...), which asyncssh's SFTP and
+SCP servers turn into the protocol's own status codes and messages.
 
 Paths are POSIX-style relative to the root (``/image.bin``, ``image.bin``, ``dir/x``), optionally
 prefixed with the file system's name as device CLIs and SCP clients of devices write them

@@ -31,9 +31,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from mgmtbench.emulator.cli import filters
-from mgmtbench.emulator.cli.dialects import Dialect
+from mgmtbench.emulator.cli.engine import Action, Dialect, Question, Reply, Session
 from mgmtbench.emulator.cli.grammar import Match, ParseError, ParseErrorKind
-from mgmtbench.emulator.cli.session import Action, CliSession, Question, Reply, _trees
 from mgmtbench.emulator.device.clock import junos_time_text, uptime_text
 from mgmtbench.emulator.device.device import Device
 
@@ -295,7 +294,7 @@ def config_of(device: Device) -> JunosConfig:
     return found
 
 
-def _syntax_error(session: CliSession, line: str, position: int, message: str) -> Reply:
+def _syntax_error(session: Session, line: str, position: int, message: str) -> Reply:
     caret = " " * (len(session.prompt.rsplit("\n", 1)[-1]) + position) + "^"
     return Reply(f"{caret}\n{message}\n", ok=False)
 
@@ -307,12 +306,12 @@ def _path(found: Match[Action]) -> list[str]:
 # --- operational mode ---------------------------------------------------------------------------
 
 
-def _show_configuration(session: CliSession, found: Match[Action]) -> Reply:
+def _show_configuration(session: Session, found: Match[Action]) -> Reply:
     config = config_of(session.device)
     return _shown(session, found, [], config.show_active, lambda: config.active)
 
 
-def _shown(session: CliSession, found: Match[Action], base: list[str],
+def _shown(session: Session, found: Match[Action], base: list[str],
            show: Callable[[list[str]], str | None],
            statements: Callable[[], list[Statement]]) -> Reply:
     """``show`` (the active or the candidate configuration) at ``base`` and the command's path,
@@ -334,7 +333,7 @@ def _shown(session: CliSession, found: Match[Action], base: list[str],
         text = shown if shown is not None else ""
     if not pipes:
         return Reply(text)
-    tree = _trees(session.device.platform).priv.pipe
+    tree = session.trees().priv.pipe
     typed = " ".join((*found.words, line))
     if tree is None:
         return session._error(ParseError(ParseErrorKind.INVALID, typed.index("|")), typed)
@@ -370,7 +369,7 @@ def _is_display_set(pipe: str) -> bool:
             and "set".startswith(words[1]))
 
 
-def _show_system_uptime(session: CliSession, found: Match[Action]) -> Reply:
+def _show_system_uptime(session: Session, found: Match[Action]) -> Reply:
     """The transcript, its ``Last configured`` line from the active configuration's commit."""
     device = session.device
     text = device.transcript(found.words)
@@ -387,21 +386,21 @@ def _show_system_uptime(session: CliSession, found: Match[Action]) -> Reply:
 # --- configuration mode -------------------------------------------------------------------------
 
 
-def edit_path(session: CliSession) -> list[str]:
+def edit_path(session: Session) -> list[str]:
     """Where ``edit`` has taken the session (``[]``: the top, ``[edit]``)."""
     prompt = session.block_prompt
     return words_of(prompt)[1:] if prompt else []
 
 
-def _go(session: CliSession, path: list[str]) -> None:
+def _go(session: Session, path: list[str]) -> None:
     session.block_prompt = ("edit " + " ".join(_show_word(w) for w in path)) if path else None
 
 
 # Per session: where each ``edit`` started, for ``exit``.
-_EDITS: weakref.WeakKeyDictionary[CliSession, list[list[str]]] = weakref.WeakKeyDictionary()
+_EDITS: weakref.WeakKeyDictionary[Session, list[list[str]]] = weakref.WeakKeyDictionary()
 
 
-def _set(session: CliSession, found: Match[Action]) -> Reply:
+def _set(session: Session, found: Match[Action]) -> Reply:
     line = found.args[0]
     try:
         here, path = edit_path(session), words_of(line)
@@ -418,7 +417,7 @@ def _set(session: CliSession, found: Match[Action]) -> Reply:
     return Reply()
 
 
-def _edit(session: CliSession, found: Match[Action]) -> Reply:
+def _edit(session: Session, found: Match[Action]) -> Reply:
     line = found.args[0]
     try:
         here, path = edit_path(session), words_of(line)
@@ -431,20 +430,20 @@ def _edit(session: CliSession, found: Match[Action]) -> Reply:
     return Reply()
 
 
-def _up(session: CliSession, found: Match[Action]) -> Reply:
+def _up(session: Session, found: Match[Action]) -> Reply:
     steps = int(found.args[0]) if found.args else 1
     here = levels(edit_path(session))
     _go(session, [w for level in here[:max(0, len(here) - steps)] for w in level])
     return Reply()
 
 
-def _top(session: CliSession, found: Match[Action]) -> Reply:
+def _top(session: Session, found: Match[Action]) -> Reply:
     _EDITS.pop(session, None)
     _go(session, [])
     return Reply()
 
 
-def _delete(session: CliSession, found: Match[Action]) -> Reply:
+def _delete(session: Session, found: Match[Action]) -> Reply:
     try:
         path = [*edit_path(session), *words_of(found.args[0])]
     except ValueError:
@@ -456,7 +455,7 @@ def _delete(session: CliSession, found: Match[Action]) -> Reply:
     return Reply()
 
 
-def _commit(session: CliSession, found: Match[Action]) -> Reply:
+def _commit(session: Session, found: Match[Action]) -> Reply:
     config = config_of(session.device)
     config.commit(session.user, session.device.clock.now())
     name = config.active_hostname()
@@ -465,33 +464,33 @@ def _commit(session: CliSession, found: Match[Action]) -> Reply:
     return Reply("commit complete\n")
 
 
-def _commit_check(session: CliSession, found: Match[Action]) -> Reply:
+def _commit_check(session: Session, found: Match[Action]) -> Reply:
     return Reply("configuration check succeeds\n")
 
 
-def _commit_and_quit(session: CliSession, found: Match[Action]) -> Reply:
+def _commit_and_quit(session: Session, found: Match[Action]) -> Reply:
     reply = _commit(session, found)
     _EDITS.pop(session, None)
     session.end_config()
     return Reply(reply.output + session.device.platform.style.config_exit_banner)
 
 
-def _rollback(session: CliSession, found: Match[Action]) -> Reply:
+def _rollback(session: Session, found: Match[Action]) -> Reply:
     config_of(session.device).rollback()
     return Reply("load complete\n")
 
 
-def _show_candidate(session: CliSession, found: Match[Action]) -> Reply:
+def _show_candidate(session: Session, found: Match[Action]) -> Reply:
     config = config_of(session.device)
     return _shown(session, found, edit_path(session), config.show_candidate,
                   lambda: config.candidate)
 
 
-def _run(session: CliSession, found: Match[Action]) -> Reply:
-    return session.run(_trees(session.device.platform).priv, found.args[0])
+def _run(session: Session, found: Match[Action]) -> Reply:
+    return session.run(session.trees().priv, found.args[0])
 
 
-def _exit(session: CliSession, found: Match[Action]) -> Reply:
+def _exit(session: Session, found: Match[Action]) -> Reply:
     """``exit``: back to where the last ``edit`` started; at the top, out of configuration
     mode (as ``exit configuration-mode`` and ``quit``)."""
     if not edit_path(session):
@@ -501,7 +500,7 @@ def _exit(session: CliSession, found: Match[Action]) -> Reply:
     return Reply()
 
 
-def _leave(session: CliSession, found: Match[Action]) -> Reply:
+def _leave(session: Session, found: Match[Action]) -> Reply:
     """``exit configuration-mode`` (and ``exit``, ``quit`` at the top level): with changes not
     committed, Junos asks first (the candidate stays, shared, for the next ``configure``)."""
     _EDITS.pop(session, None)
