@@ -273,16 +273,3 @@ def _sshd_config(options: list[str]) -> dict[str, list[str]]:
         if key in ("kexalgorithms", "ciphers", "macs"):
             config[key] = value.split(",")
     return config
-
-
-def known_names(exclude: str = "") -> AlgorithmLists:
-    """Every name a side here knows: both servers' and each installed transfer client's but
-    ``exclude``'s (for a library that cannot list its own, only check names)."""
-    from mgmtbench.clients.transfer import TRANSFER_CLIENTS, transfer_client
-
-    sides = [server_lists(server) for server in SERVERS]
-    for name in TRANSFER_CLIENTS:
-        if name != exclude and transfer_client(name).missing() is None:
-            sides.append(transfer_client(name).supported())
-    return AlgorithmLists.of(*([n for side in sides for n in side.names(which)]
-                               for which in LISTS))
