@@ -56,7 +56,7 @@ from mgmtbench.lab.runtimes.netns import start_in_netns, stop_processes
 from mgmtbench.lab.state import LabState, registry_lock, used_indexes
 from mgmtbench.lab.tcp import TcpFacts
 from mgmtbench.lab.wiretap import WireTap
-from mgmtbench.targets import Service
+from mgmtbench.targets.base import Service
 
 log = logging.getLogger("mgmtbench.lab")
 MAX_LABS = 64

@@ -20,7 +20,7 @@ from mgmtbench.emulator.options import Credentials, SshServerOptions
 from mgmtbench.lab.facts import RuntimeFacts
 from mgmtbench.lab.netns import NETNS_DIR
 from mgmtbench.lab.state import LabState
-from mgmtbench.targets import Service
+from mgmtbench.targets.base import Service
 
 
 @dataclass(frozen=True)

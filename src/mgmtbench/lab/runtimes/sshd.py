@@ -65,7 +65,7 @@ from mgmtbench.lab.processes import spawn
 from mgmtbench.lab.procfs import PROC
 from mgmtbench.lab.runtimes.base import DeviceRuntime, DeviceSpec, RuntimeContext, RuntimeOptions
 from mgmtbench.lab.runtimes.netns import stop_processes
-from mgmtbench.targets import Service
+from mgmtbench.targets.base import Service
 
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
 #: Where distributions put OpenSSH's SFTP server program (Debian first).
