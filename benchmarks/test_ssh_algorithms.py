@@ -13,7 +13,7 @@ name it supports; a connection made before the timed part checks that the cell w
   /dev/null`` and ``--ssh-matrix-mb`` MB into it, EOF, exit status (``mb_per_s``);
 - ``receive``: a channel to the source ``head -c N /dev/zero``, every byte read (``mb_per_s``).
   Against the emulator also the client's channel window as the server saw it on the wire
-  (:mod:`mgmtbench.emulator.windows`, read from the device's API after the rounds):
+  (:mod:`mgmtbench.emulator.device.windows`, read from the device's API after the rounds):
   ``client_initial_window`` and ``client_max_packet`` from its CHANNEL_OPEN,
   ``client_largest_window`` (the most it let the server have in flight), ``client_largest_adjust``,
   ``client_adjusts_per_transfer``, ``client_window_transfers``. Against ``sshd`` they are None:
@@ -61,8 +61,8 @@ from mgmtbench.clients.algorithms import (
     server_lists,
 )
 from mgmtbench.clients.transfer import TRANSFER_CLIENTS, TransferClient, transfer_client
+from mgmtbench.emulator.device.windows import ChannelWindow, read_windows, summarize
 from mgmtbench.emulator.options import Algorithms, SshServerOptions
-from mgmtbench.emulator.windows import ChannelWindow, read_windows, summarize
 from mgmtbench.errors import LabNeedsPrivileges, UsageError
 from mgmtbench.lab import LabLike, open_lab
 from mgmtbench.lab.lab import has_net_admin

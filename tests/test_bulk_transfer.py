@@ -28,10 +28,10 @@ import scp
 from netmiko import ConnectHandler, file_transfer
 
 from mgmtbench.emulator import EmulatorThread, Limits
-from mgmtbench.emulator.bulk import MAX_SOURCE_BYTES, SINK_COMMAND, source_command
 from mgmtbench.emulator.command import options_from_args, register
-from mgmtbench.emulator.filesystem import MAX_ENTRIES, DeviceFileSystem
-from mgmtbench.emulator.ssh_server import SshCounts
+from mgmtbench.emulator.device.filesystem import MAX_ENTRIES, DeviceFileSystem
+from mgmtbench.emulator.ssh.bulk import MAX_SOURCE_BYTES, SINK_COMMAND, source_command
+from mgmtbench.emulator.ssh.server import SshCounts
 from mgmtbench.testing import PASSWORD, SECRET, USERNAME, ClientKeys
 from mgmtbench.testing.fixtures import PLATFORMS, emulator_options, hostname_for
 from mgmtbench.testing.shell import PROMPT, Shell, ssh_connect

@@ -12,8 +12,9 @@ from urllib.parse import quote_plus
 import pytest
 
 from mgmtbench.emulator import CliSession, Device, DeviceFacts, EmulatorThread, load_platform
+from mgmtbench.emulator.cli.engine import bulk_output
+from mgmtbench.emulator.cli.session import Mode
 from mgmtbench.emulator.server import DeviceEndpoint
-from mgmtbench.emulator.session import Mode, bulk_output
 from mgmtbench.testing import SECRET
 from mgmtbench.testing.shell import Shell, https_client, paging_off, ssh_connect
 

@@ -1,4 +1,4 @@
-"""IOS banners of several lines (:mod:`mgmtbench.emulator.banner`): ``banner motd #`` and the
+"""IOS banners of several lines (:mod:`mgmtbench.emulator.device.banner`): ``banner motd #`` and the
 lines to the delimiter, kept and shown between ``^C`` and ``^C``, removed by ``no banner motd``;
 typed in the SSH shell (Netmiko's ``send_config_set``), posted over HTTPS, and read back from a
 configuration file (``copy``, ``configure replace``)."""
@@ -12,7 +12,7 @@ import pytest
 from netmiko import ConnectHandler
 
 from mgmtbench.emulator import CliSession, Device, DeviceFacts, EmulatorThread, load_platform
-from mgmtbench.emulator.session import Mode
+from mgmtbench.emulator.cli.session import Mode
 from mgmtbench.testing import PASSWORD, SECRET, USERNAME
 from mgmtbench.testing.shell import configure
 

@@ -1,4 +1,4 @@
-"""Configuration mode through each platform's grammar (:mod:`mgmtbench.emulator.configgrammar`):
+"""Configuration mode through each platform's grammar (:mod:`mgmtbench.emulator.cli.configgrammar`):
 lines the device does not know are refused with its own caret error and never stored, `no ...`
 removes what it names, and the same rules hold in the SSH shell and in HTTPS POST /admin/config."""
 
@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import pytest
 
 from mgmtbench.emulator import CliSession, Device, DeviceFacts, EmulatorThread, load_platform
-from mgmtbench.emulator.configgrammar import config_grammar
-from mgmtbench.emulator.session import Mode
+from mgmtbench.emulator.cli.configgrammar import config_grammar
+from mgmtbench.emulator.cli.session import Mode
 from mgmtbench.testing.shell import configure
 
 PLATFORMS = ("cisco_ios", "cisco_asa")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ntc_templates.parse import parse_output
 
 from mgmtbench.emulator import CliSession, Device, DeviceFacts, load_platform
-from mgmtbench.emulator.session import Mode
+from mgmtbench.emulator.cli.session import Mode
 
 ROUTER_PORT, SWITCH_PORT = "GigabitEthernet0/0/3", "GigabitEthernet0/1/0"
 

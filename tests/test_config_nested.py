@@ -1,4 +1,4 @@
-"""Configuration blocks nested two levels deep (:mod:`mgmtbench.emulator.configgrammar`): IOS's
+"""Configuration blocks nested two levels deep (:mod:`mgmtbench.emulator.cli.configgrammar`): IOS's
 ``router bgp`` -> ``address-family`` and ``vrf definition`` -> ``address-family``, the ASA's
 ``policy-map`` -> ``class`` and ``policy-map type inspect`` -> ``parameters``. Their prompts and
 ``exit`` levels in a real SSH shell; negation; a configuration file read back (``copy ...
@@ -16,9 +16,9 @@ from urllib.parse import quote
 import pytest
 
 from mgmtbench.emulator import CliSession, Device, DeviceFacts, EmulatorThread, load_platform
-from mgmtbench.emulator.fileops import running_text, write_file
+from mgmtbench.emulator.cli.fileops import running_text, write_file
+from mgmtbench.emulator.cli.session import Mode
 from mgmtbench.emulator.server import DeviceEndpoint
-from mgmtbench.emulator.session import Mode
 from mgmtbench.testing import SECRET
 from mgmtbench.testing.shell import PROMPT, Shell, configure, https_client, ssh_connect
 

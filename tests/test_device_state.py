@@ -1,4 +1,4 @@
-"""Derived and dynamic device state (:mod:`mgmtbench.emulator.derived`, :mod:`.clock`): interface
+"""Derived and dynamic device state (:mod:`mgmtbench.emulator.device.derived`, :mod:`.clock`): interface
 outputs and the running-config's byte count follow the configuration, made over SSH or HTTPS;
 the default configuration still prints the transcripts; the clock, uptimes and counters run, and
 each device of a fleet has its own boot time, the same on every run."""
@@ -12,10 +12,10 @@ from collections.abc import Callable
 import pytest
 
 from mgmtbench.emulator import CliSession, Device, DeviceFacts, EmulatorThread, load_platform
-from mgmtbench.emulator.clock import boot_offset, clock_spec
+from mgmtbench.emulator.cli.session import Mode
+from mgmtbench.emulator.device.clock import boot_offset, clock_spec
+from mgmtbench.emulator.device.transcripts import render
 from mgmtbench.emulator.oracle import expected_output, same_output, stable_output
-from mgmtbench.emulator.session import Mode
-from mgmtbench.emulator.transcripts import render
 from mgmtbench.testing.shell import configure, ssh_connect
 
 PLATFORMS = ("cisco_ios", "cisco_asa")

@@ -1,4 +1,4 @@
-"""One mechanism for a platform's own commands (:func:`mgmtbench.emulator.dialects.
+"""One mechanism for a platform's own commands (:func:`mgmtbench.emulator.cli.dialects.
 platform_commands`): its ``dialect`` (Junos's configuration) and its ``file_commands`` (IOS's and
 the ASA's copy, more, delete ...) end up in one :class:`Dialect`, from which the session builds its
 command trees, with the same commands as when the session looked up each key itself.
@@ -11,11 +11,11 @@ from dataclasses import replace
 
 import pytest
 
-from mgmtbench.emulator import fileops, load_platform
-from mgmtbench.emulator.dialects import dialect_commands, platform_commands
-from mgmtbench.emulator.grammar import ParseError
-from mgmtbench.emulator.session import _trees
-from mgmtbench.emulator.transcripts import available_platforms
+from mgmtbench.emulator import load_platform
+from mgmtbench.emulator.cli.dialects import dialect_commands, file_commands, platform_commands
+from mgmtbench.emulator.cli.grammar import ParseError
+from mgmtbench.emulator.cli.session import platform_trees
+from mgmtbench.emulator.device.transcripts import available_platforms
 
 
 @pytest.mark.parametrize("platform", available_platforms())
@@ -26,8 +26,8 @@ def test_platform_commands_are_the_dialect_and_the_file_commands(platform: str) 
     assert own.exec == alone.exec
     assert own.config == alone.config
     assert own.free_config == alone.free_config
-    assert own.privileged == fileops.dialect(style.file_commands)
-    trees = _trees(load_platform(platform))
+    assert own.privileged == file_commands(style.file_commands)
+    trees = platform_trees(load_platform(platform))
     for pattern, action in {**own.privileged, **own.exec}.items():  # they win over built-ins
         assert trees.priv.match(typed(pattern)).action is action, pattern
 
@@ -39,8 +39,8 @@ def typed(pattern: str) -> str:
 
 def test_ios_file_commands_take_the_place_of_the_builtin_write_memory() -> None:
     ios = load_platform("cisco_ios")
-    trees = _trees(ios)
-    assert trees.priv.match("write memory").action is fileops.dialect("ios")["write memory"]
+    trees = platform_trees(ios)
+    assert trees.priv.match("write memory").action is file_commands("ios")["write memory"]
     with pytest.raises(ParseError):
         trees.user.match("copy running-config startup-config")  # privileged only
 

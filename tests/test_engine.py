@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from mgmtbench.emulator import CliSession, Device, DeviceFacts, load_platform
+from mgmtbench.emulator.cli.engine import bulk_output
+from mgmtbench.emulator.cli.session import Mode
+from mgmtbench.emulator.device.transcripts import available_platforms, render
 from mgmtbench.emulator.oracle import stable_output
-from mgmtbench.emulator.session import Mode, bulk_output
-from mgmtbench.emulator.transcripts import available_platforms, render
 from mgmtbench.errors import TranscriptError
 
 PLATFORMS = ("cisco_ios", "cisco_asa")

@@ -12,13 +12,13 @@ from typing import TypeVar
 import pytest
 
 from mgmtbench.emulator import EmulatorThread
-from mgmtbench.emulator.config import line_key
-from mgmtbench.emulator.configdiff import (
+from mgmtbench.emulator.cli.configdiff import (
     contextual_diff,
     incremental_diff,
     parse,
     replace_commands,
 )
+from mgmtbench.emulator.device.config import line_key
 from mgmtbench.emulator.server import DeviceEndpoint
 from mgmtbench.testing.shell import PROMPT, Shell, ssh_connect
 
@@ -227,7 +227,7 @@ def test_revert_timer_and_replace_options() -> None:
     timer``, run out on the device clock; ``configure replace ... revert trigger error`` puts
     the original back when a line is refused; options it does not take are refused."""
     from mgmtbench.emulator import CliSession, Device, DeviceFacts, load_platform
-    from mgmtbench.emulator.session import Mode
+    from mgmtbench.emulator.cli.session import Mode
 
     dev = Device(load_platform("cisco_ios"), DeviceFacts.for_hostname("R1"), enable_secret="x")
     cli = CliSession(dev, mode=Mode.PRIV, user="netadmin")

@@ -1,4 +1,4 @@
-"""An ASA's ``copy`` and ``delete`` (:mod:`mgmtbench.emulator.asafileops`): the questions in the
+"""An ASA's ``copy`` and ``delete`` (:mod:`mgmtbench.emulator.cli.asafileops`): the questions in the
 SSH shell, ``/noconfirm``, the default answers over SSH exec, and a copy to the running
 configuration that merges."""
 

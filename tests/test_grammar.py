@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mgmtbench.emulator.grammar import CommandTree, ParseError, ParseErrorKind
+from mgmtbench.emulator.cli.grammar import CommandTree, ParseError, ParseErrorKind
 
 
 @pytest.fixture

@@ -17,8 +17,8 @@ import httpx
 import pytest
 
 from mgmtbench.emulator import EmulatorThread, Limits
-from mgmtbench.emulator.http1 import BadRequest, parse_head
-from mgmtbench.emulator.https_accept import ConnectionCaps
+from mgmtbench.emulator.https.accept import ConnectionCaps
+from mgmtbench.emulator.https.http1 import BadRequest, parse_head
 from mgmtbench.emulator.oracle import same_output
 from mgmtbench.emulator.server import DeviceEndpoint
 from mgmtbench.testing import PASSWORD, USERNAME

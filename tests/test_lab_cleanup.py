@@ -26,8 +26,8 @@ from mgmtbench.lab.cleanup import clean, clean_stale
 from mgmtbench.lab.lab import MAX_LABS, has_net_admin
 from mgmtbench.lab.netns import create, lab_namespaces
 from mgmtbench.lab.nsconfig import in_namespace
-from mgmtbench.lab.processes import MARKER, ProcessRecord
-from mgmtbench.lab.state import STATE_ROOT, LabState, known_labs, used_indexes
+from mgmtbench.lab.processes import MARKER
+from mgmtbench.lab.state import STATE_ROOT, LabState, ProcessRecord, known_labs, used_indexes
 
 pytestmark = pytest.mark.skipif(not has_net_admin(), reason="labs need root or CAP_NET_ADMIN")
 

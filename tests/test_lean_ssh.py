@@ -1,4 +1,4 @@
-"""What the emulator's SSH connections leave out of asyncssh's defaults (:mod:`.lean_ssh`), and
+"""What the emulator's SSH connections leave out of asyncssh's defaults (:mod:`.ssh.lean`), and
 the event loop it runs on."""
 
 from __future__ import annotations

@@ -22,14 +22,16 @@ import asyncssh
 import httpx
 import pytest
 
-from mgmtbench.emulator import EmulatorThread, Limits, config
-from mgmtbench.emulator.config import ConfigLine, RunningConfig, block_mode, expand, line_key
-from mgmtbench.emulator.device import Device, DeviceFacts
+from mgmtbench.emulator import EmulatorThread, Limits
+from mgmtbench.emulator.cli.engine import bulk_output
+from mgmtbench.emulator.cli.session import CliSession, Mode
+from mgmtbench.emulator.device import config
+from mgmtbench.emulator.device.config import ConfigLine, RunningConfig, block_mode, expand, line_key
+from mgmtbench.emulator.device.device import Device, DeviceFacts
+from mgmtbench.emulator.device.transcripts import load_platform
 from mgmtbench.emulator.guard import Admission, RateLimitFilter
 from mgmtbench.emulator.oracle import same_output
 from mgmtbench.emulator.server import DeviceEndpoint
-from mgmtbench.emulator.session import CliSession, Mode, bulk_output
-from mgmtbench.emulator.transcripts import load_platform
 from mgmtbench.testing import PASSWORD, USERNAME
 from mgmtbench.testing.shell import PROMPT, Shell, https_client, ssh_connect
 

@@ -30,7 +30,7 @@ from mgmtbench.clients.fleet import FLEET_RUNNERS, fleet_runner
 from mgmtbench.clients.fleet.adapted import AdaptedFleet
 from mgmtbench.emulator import EmulatorThread
 from mgmtbench.emulator.oracle import expected_output, stable_output
-from mgmtbench.emulator.ssh_server import SshCounts
+from mgmtbench.emulator.ssh.server import SshCounts
 from mgmtbench.targets import Target
 from mgmtbench.testing.options import modes as selected_modes
 

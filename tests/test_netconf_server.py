@@ -223,7 +223,7 @@ def test_description_set_over_netconf_shows_on_the_cli(emu: EmulatorThread,
 def test_cli_shutdown_shows_as_disabled_and_down(emu: EmulatorThread,
                                                 session: RawNetconf) -> None:
     from mgmtbench.emulator import CliSession
-    from mgmtbench.emulator.session import Mode
+    from mgmtbench.emulator.cli.session import Mode
 
     cli = CliSession(emu.endpoints[0].device, mode=Mode.PRIV)
     for line in ("configure terminal", "interface GigabitEthernet0/0/1", "shutdown", "end"):
@@ -245,7 +245,7 @@ def test_junos_configuration_over_netconf_is_the_clis() -> None:
     """On juniper_junos, an edit of Juniper's YANG configuration to the candidate and a
     commit are set commands committed: they show in ``show configuration``."""
     from mgmtbench.emulator import CliSession
-    from mgmtbench.emulator.session import Mode
+    from mgmtbench.emulator.cli.session import Mode
 
     interfaces = "http://yang.juniper.net/junos/conf/interfaces"
     with EmulatorThread(EmulatorOptions(https=False, platform="juniper_junos")) as emu:

@@ -13,9 +13,9 @@ import pytest
 from netmiko import BaseConnection, ConnectHandler
 
 from mgmtbench.emulator import EmulatorThread
+from mgmtbench.emulator.cli.session import CliSession, Mode
 from mgmtbench.emulator.oracle import same_output, stable_output
 from mgmtbench.emulator.server import DeviceEndpoint
-from mgmtbench.emulator.session import CliSession, Mode
 from mgmtbench.testing import PASSWORD, SECRET, USERNAME
 from mgmtbench.testing.fixtures import PLATFORMS
 

@@ -24,9 +24,9 @@ from scrapli import (
 )
 
 from mgmtbench.emulator import EmulatorThread
+from mgmtbench.emulator.cli.session import CliSession, Mode
 from mgmtbench.emulator.oracle import stable_output
 from mgmtbench.emulator.server import DeviceEndpoint
-from mgmtbench.emulator.session import CliSession, Mode
 from mgmtbench.testing import PASSWORD, SECRET, USERNAME
 
 FreshEmulator = Callable[..., EmulatorThread]

@@ -17,10 +17,10 @@ import pytest
 
 from mgmtbench.clients import pairs
 from mgmtbench.emulator import EmulatorThread, load_platform
-from mgmtbench.emulator.clock import bsd_uptime_text, uptime_text
-from mgmtbench.emulator.device import Device, DeviceFacts
+from mgmtbench.emulator.cli.session import CliSession, Mode
+from mgmtbench.emulator.device.clock import bsd_uptime_text, uptime_text
+from mgmtbench.emulator.device.device import Device, DeviceFacts
 from mgmtbench.emulator.oracle import expected_output, same_output, stable_output
-from mgmtbench.emulator.session import CliSession, Mode
 from mgmtbench.targets import Login
 from mgmtbench.testing import USERNAME
 from mgmtbench.testing.fixtures import emulator_target

@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from mgmtbench.emulator import EmulatorThread
+from mgmtbench.emulator.cli.session import CliSession, Mode
 from mgmtbench.emulator.oracle import same_output, stable_output
 from mgmtbench.emulator.server import DeviceEndpoint
-from mgmtbench.emulator.session import CliSession, Mode
 from mgmtbench.testing import PASSWORD, USERNAME, ClientKeys
 
 TIMEOUT = 20  # seconds for one client run; each takes well under one

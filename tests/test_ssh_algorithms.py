@@ -28,9 +28,9 @@ from mgmtbench.clients.algorithms import (
 )
 from mgmtbench.clients.transfer import TRANSFER_CLIENTS, TransferClient, transfer_client
 from mgmtbench.emulator import EmulatorThread
-from mgmtbench.emulator.bulk import source_command
+from mgmtbench.emulator.device.windows import ChannelWindow, read_windows, summarize
 from mgmtbench.emulator.options import Algorithms
-from mgmtbench.emulator.windows import ChannelWindow, read_windows, summarize
+from mgmtbench.emulator.ssh.bulk import source_command
 from mgmtbench.targets import Auth, SshAlgorithms, Target
 from mgmtbench.testing import PASSWORD, SECRET, USERNAME, ClientKeys
 from mgmtbench.testing.sshd import SshdDevice

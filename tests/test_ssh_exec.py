@@ -1,4 +1,4 @@
-"""CLI exec requests answered in the turn they arrive in (:mod:`mgmtbench.emulator.ssh_exec`), and
+"""CLI exec requests answered in the turn they arrive in (:mod:`mgmtbench.emulator.ssh.exec`), and
 what they hand to an asyncssh process: each path against a real asyncssh client."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import asyncssh
 import pytest
 
 from mgmtbench.emulator import EmulatorThread, Limits
-from mgmtbench.emulator.bulk import source_command
+from mgmtbench.emulator.cli.engine import CHUNK, bulk_output
 from mgmtbench.emulator.oracle import same_output
 from mgmtbench.emulator.server import DeviceEndpoint
-from mgmtbench.emulator.session import CHUNK, bulk_output
+from mgmtbench.emulator.ssh.bulk import source_command
 from mgmtbench.testing.shell import Shell, ssh_connect
 
 FreshEmulator = Callable[..., EmulatorThread]

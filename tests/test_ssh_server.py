@@ -11,10 +11,10 @@ import asyncssh
 import pytest
 
 from mgmtbench.emulator import EmulatorThread, Limits
+from mgmtbench.emulator.cli.session import CliSession, Mode
 from mgmtbench.emulator.options import Algorithms
 from mgmtbench.emulator.oracle import same_output
 from mgmtbench.emulator.server import DeviceEndpoint
-from mgmtbench.emulator.session import CliSession, Mode
 from mgmtbench.testing import SECRET, USERNAME, ClientKeys
 from mgmtbench.testing.shell import PROMPT, Shell, ssh_connect
 

@@ -28,11 +28,11 @@ import pytest
 
 from mgmtbench.clients import adapter
 from mgmtbench.emulator import Credentials
-from mgmtbench.emulator.device import Device, DeviceFacts
+from mgmtbench.emulator.cli.session import CliSession, Mode
+from mgmtbench.emulator.device.device import Device, DeviceFacts
+from mgmtbench.emulator.device.transcripts import load_platform
 from mgmtbench.emulator.options import SshServerOptions
 from mgmtbench.emulator.oracle import expected_output, same_output, show_commands
-from mgmtbench.emulator.session import CliSession, Mode
-from mgmtbench.emulator.transcripts import load_platform
 from mgmtbench.errors import AuthenticationFailed, UsageError
 from mgmtbench.lab import Lab, resolve
 from mgmtbench.lab.cleanup import clean_stale

@@ -8,7 +8,7 @@ No algorithm name is written down here. The lists are derived:
   ``Session.supported_algs()``, OpenSSH's ``ssh -Q kex|cipher|mac``, libssh's ``options_set``
   probed name by name);
 - a server's from the server (:func:`server_lists`): the emulator's
-  :func:`~mgmtbench.emulator.ssh_server.supported_algorithms`; OpenSSH ``sshd``'s, the ``ssh -Q``
+  :func:`~mgmtbench.emulator.ssh.server.supported_algorithms`; OpenSSH ``sshd``'s, the ``ssh -Q``
   names of the same installation that ``sshd -T`` accepts in its configuration.
 
 :func:`compare` intersects a client's lists with a server's (:class:`Support`: the common names
@@ -201,7 +201,7 @@ def server_preferred(server: str, platform: str = "cisco_ios") -> AlgorithmLists
         from asyncssh.kex import get_default_kex_algs
         from asyncssh.mac import get_default_mac_algs
 
-        from mgmtbench.emulator.transcripts import load_platform
+        from mgmtbench.emulator.device.transcripts import load_platform
 
         ssh = load_platform(platform).style.identity.ssh
         return AlgorithmLists.of(ssh.kex or _decoded(get_default_kex_algs()),
@@ -224,7 +224,7 @@ def _decoded(names: Sequence[bytes]) -> list[str]:
 def _emulator_lists() -> AlgorithmLists:
     from asyncssh.encryption import encryption_needs_mac
 
-    from mgmtbench.emulator.ssh_server import supported_algorithms
+    from mgmtbench.emulator.ssh.server import supported_algorithms
 
     found = supported_algorithms()
     aead = [c for c in found["ciphers"] if not encryption_needs_mac(c.encode())]
@@ -273,16 +273,3 @@ def _sshd_config(options: list[str]) -> dict[str, list[str]]:
         if key in ("kexalgorithms", "ciphers", "macs"):
             config[key] = value.split(",")
     return config
-
-
-def known_names(exclude: str = "") -> AlgorithmLists:
-    """Every name a side here knows: both servers' and each installed transfer client's but
-    ``exclude``'s (for a library that cannot list its own, only check names)."""
-    from mgmtbench.clients.transfer import TRANSFER_CLIENTS, transfer_client
-
-    sides = [server_lists(server) for server in SERVERS]
-    for name in TRANSFER_CLIENTS:
-        if name != exclude and transfer_client(name).missing() is None:
-            sides.append(transfer_client(name).supported())
-    return AlgorithmLists.of(*([n for side in sides for n in side.names(which)]
-                               for which in LISTS))

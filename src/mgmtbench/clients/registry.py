@@ -21,6 +21,7 @@ import pkgutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mgmtbench.errors import UsageError
@@ -30,6 +31,11 @@ if TYPE_CHECKING:
     from mgmtbench.clients.fleet.base import FleetRunner
 
 __all__ = ["ClientSpec", "adapter_class", "clients", "fleet_class"]
+
+#: The clients package (this module's: found without importing it), whose sub-packages declare
+#: the clients.
+_PACKAGE = __name__.rpartition(".")[0]
+_PACKAGE_DIR = Path(__file__).parent
 
 
 @dataclass(frozen=True)
@@ -46,10 +52,8 @@ class ClientSpec:
 @cache
 def clients() -> Mapping[str, ClientSpec]:
     """Every declared client by name, in the stable order."""
-    import mgmtbench.clients as package
-
     found: list[ClientSpec] = []
-    for info in pkgutil.iter_modules(package.__path__, prefix=f"{package.__name__}."):
+    for info in pkgutil.iter_modules([str(_PACKAGE_DIR)], prefix=f"{_PACKAGE}."):
         if not info.ispkg:
             continue
         declared = getattr(importlib.import_module(info.name), "CLIENTS", None)

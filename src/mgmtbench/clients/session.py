@@ -33,7 +33,7 @@ from mgmtbench.clients.base import (
     Transport,
     password_or_key_only,
 )
-from mgmtbench.emulator.transcripts import load_platform
+from mgmtbench.emulator.device.transcripts import load_platform
 from mgmtbench.errors import UsageError
 from mgmtbench.targets import Target
 

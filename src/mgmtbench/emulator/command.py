@@ -12,7 +12,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mgmtbench import loopthread
+from mgmtbench.emulator.device.transcripts import available_platforms, check_login_privilege
 from mgmtbench.emulator.guard import RateLimitFilter
+from mgmtbench.emulator.https.tls import USER_AGENT_RULES
 from mgmtbench.emulator.options import (
     AUTH_METHODS,
     HOST_KEY_TYPES,
@@ -24,8 +26,6 @@ from mgmtbench.emulator.options import (
     env_name,
 )
 from mgmtbench.emulator.server import Emulator
-from mgmtbench.emulator.tls import USER_AGENT_RULES
-from mgmtbench.emulator.transcripts import available_platforms, check_login_privilege
 from mgmtbench.errors import UsageError
 
 

@@ -6,7 +6,7 @@ import ipaddress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from mgmtbench.emulator.filesystem import DEFAULT_SIZE
+from mgmtbench.emulator.device.filesystem import DEFAULT_SIZE
 
 HOST_KEY_TYPES = {
     "ed25519": "ssh-ed25519",

@@ -16,8 +16,8 @@ import hashlib
 import itertools
 from collections.abc import Sequence
 
-from mgmtbench.emulator.device import Device, DeviceFacts
-from mgmtbench.emulator.transcripts import load_platform
+from mgmtbench.emulator.device.device import Device, DeviceFacts
+from mgmtbench.emulator.device.transcripts import load_platform
 
 
 def expected_output(platform: str, hostname: str, address: str, commands: Sequence[str]) -> str:

@@ -16,22 +16,23 @@ from pathlib import Path
 
 import asyncssh
 
-from mgmtbench.emulator.device import HOSTNAME, Device, DeviceFacts
+from mgmtbench.emulator.cli.configgrammar import config_grammar
+from mgmtbench.emulator.device.device import HOSTNAME, Device, DeviceFacts
+from mgmtbench.emulator.device.transcripts import load_platform
 from mgmtbench.emulator.guard import quiet_loop_errors
-from mgmtbench.emulator.https_accept import ConnectionCaps
-from mgmtbench.emulator.https_server import DeviceApi, serve_https
+from mgmtbench.emulator.https.accept import ConnectionCaps
+from mgmtbench.emulator.https.server import DeviceApi, serve_https
+from mgmtbench.emulator.https.tls import TlsFiles, check_https, make_tls_files, server_context
 from mgmtbench.emulator.memtrim import MemoryTrimmer
 from mgmtbench.emulator.netconf.channel import netconf_subsystems
 from mgmtbench.emulator.options import HOST_KEY_TYPES, EmulatorOptions, Limits
-from mgmtbench.emulator.ssh_exec import Subsystems
-from mgmtbench.emulator.ssh_server import (
+from mgmtbench.emulator.ssh.exec import Subsystems
+from mgmtbench.emulator.ssh.server import (
     SshCounts,
     check_ssh_server,
     host_key_pair,
     listen_ssh,
 )
-from mgmtbench.emulator.tls import TlsFiles, check_https, make_tls_files, server_context
-from mgmtbench.emulator.transcripts import load_platform
 from mgmtbench.errors import UsageError
 from mgmtbench.loopthread import LoopThread
 from mgmtbench.privatefiles import create_new, private_folder, replace_private
@@ -125,6 +126,9 @@ class Emulator:
                        file_system_size=opts.limits.file_system_size)
                 for index, name in enumerate(opts.hostnames())
             ]
+            # The configuration grammar is read now (~50 ms for IOS), not in the time of the first
+            # configuration line a client sends.
+            config_grammar(platform)
             by_https_socket: dict[tuple[str, int], Device] = {}
             for index, device in enumerate(devices):
                 counts = SshCounts()

@@ -51,7 +51,7 @@ from mgmtbench.lab.profiles import LinkProfile
 from mgmtbench.lab.runtimes.hop import HopRuntime
 from mgmtbench.lab.tcp import route_metrics
 from mgmtbench.lab.wiretap import WireTap
-from mgmtbench.targets import Service
+from mgmtbench.targets.base import Service
 
 T = TypeVar("T")
 

@@ -25,9 +25,8 @@ from pyroute2.netlink.exceptions import NetlinkError
 from mgmtbench.lab import processes
 from mgmtbench.lab.failures import lab_failures
 from mgmtbench.lab.netns import PREFIX, lab_namespaces, namespace_id
-from mgmtbench.lab.processes import ProcessRecord
 from mgmtbench.lab.runtimes import RUNTIMES
-from mgmtbench.lab.state import STATE_ROOT, LabState, known_labs, runs
+from mgmtbench.lab.state import STATE_ROOT, LabState, ProcessRecord, known_labs, runs
 
 log = logging.getLogger("mgmtbench.lab")
 LAB_ID = re.compile(r"\d+-\d+-\d+")  # OWNER_PID-INDEX-SERIAL

@@ -23,7 +23,7 @@ from mgmtbench.lab.opening import open_lab
 from mgmtbench.lab.profiles import BUILTIN, LinkProfile, load_profiles, resolve
 from mgmtbench.lab.runtimes import DEFAULT_IMAGE, RUNTIMES
 from mgmtbench.lab.state import known_labs
-from mgmtbench.targets import Service
+from mgmtbench.targets.base import Service
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

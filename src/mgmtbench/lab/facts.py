@@ -13,7 +13,7 @@ from typing import Any, Protocol, Self
 from mgmtbench.lab.calibrate import Calibration
 from mgmtbench.lab.profiles import LinkProfile
 from mgmtbench.lab.wiretap import WireTap
-from mgmtbench.targets import Service
+from mgmtbench.targets.base import Service
 
 #: The backend name of a lab served on loopback: no link of its own, no link facts.
 LOOPBACK = "loopback"

@@ -49,14 +49,13 @@ from mgmtbench.lab.facts import LabFacts
 from mgmtbench.lab.facts import LinkCounters as LinkCounters
 from mgmtbench.lab.failures import lab_failures
 from mgmtbench.lab.netns import NETNS_DIR, PREFIX, create, link_index, namespace_id, run_in
-from mgmtbench.lab.processes import ProcessRecord
 from mgmtbench.lab.profiles import LinkProfile
 from mgmtbench.lab.runtimes import DeviceRuntime, DeviceSpec, RuntimeContext
 from mgmtbench.lab.runtimes.netns import start_in_netns, stop_processes
-from mgmtbench.lab.state import LabState, registry_lock, used_indexes
+from mgmtbench.lab.state import LabState, ProcessRecord, registry_lock, used_indexes
 from mgmtbench.lab.tcp import TcpFacts
 from mgmtbench.lab.wiretap import WireTap
-from mgmtbench.targets import Service
+from mgmtbench.targets.base import Service
 
 log = logging.getLogger("mgmtbench.lab")
 MAX_LABS = 64

@@ -18,7 +18,7 @@ from mgmtbench.lab.facts import LOOPBACK, LabDevice, LabFacts, LinkCounters
 from mgmtbench.lab.lab import read_counters
 from mgmtbench.lab.profiles import LinkProfile
 from mgmtbench.lab.wiretap import WireTap
-from mgmtbench.targets import Service
+from mgmtbench.targets.base import Service
 
 
 class LocalLab:

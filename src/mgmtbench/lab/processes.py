@@ -6,16 +6,18 @@ goes through :func:`spawn`, which
 - marks it as the lab's in its environment (``MGMTBENCH_LAB=<the lab's state folder>``; what it
   starts inherits the mark), so clean-up finds it wherever it runs, even in a namespace already
   deleted (a clean-up only judges marks under its own state root);
-- records it in the lab's state (:class:`ProcessRecord`: name, pid and start time, its log)
-  before anything waits on it, with SIGINT and SIGTERM held meanwhile (:mod:`.interrupts`), so
-  no start is interrupted between the process existing and the record of it.
+- records it in the lab's state (:class:`~mgmtbench.lab.state.ProcessRecord`: name, pid and
+  start time, its log) before anything waits on it, with SIGINT and SIGTERM held meanwhile
+  (:mod:`.interrupts`), so no start is interrupted between the process existing and the record
+  of it.
 
 A process the lab starts and stops while it is up (the wire tap, :mod:`.wiretap`: one per
 benchmark window) is stopped on purpose (:func:`retire`) and, once reaped, leaves the state again
 (:func:`release`).
 
 A record is signalled only while a process with its pid *and* start time exists (checked through
-a pidfd, so the pid cannot change hands between the check and the signal): a pid whose process
+a pidfd, so the pid cannot change hands between the check and the signal:
+:meth:`~mgmtbench.lab.state.ProcessRecord.signal`): a pid whose process
 has ended and been reused belongs to someone else now. :func:`stop_marked` stops what carries a
 lab's mark; :func:`death` says how a recorded process ended, for the lab's watchdog.
 """
@@ -28,85 +30,16 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mgmtbench.lab import interrupts, procfs
-
-if TYPE_CHECKING:
-    from mgmtbench.lab.state import LabState
+from mgmtbench.lab.state import STATE_ROOT, LabState, ProcessRecord
 
 MARKER = "MGMTBENCH_LAB"
 _LABS: dict[str, LabState] = {}  # labs of this process that are starting or up, by id
 _POPENS: dict[tuple[str, int], subprocess.Popen[Any]] = {}  # their processes, for exit statuses
 _RETIRED: set[tuple[str, int]] = set()  # their processes stopped on purpose
-
-
-@dataclass(frozen=True)
-class ProcessRecord:
-    """A process a lab started: its name (``delay line``, ``echo``, ``emulator``), pid, start
-    time (clock ticks since boot; None in states written before start times were recorded: such
-    a record is never signalled) and log file."""
-
-    name: str
-    pid: int
-    start: int | None
-    log: str | None = None
-
-    @classmethod
-    def of(cls, name: str, pid: int, log: Path | None = None) -> ProcessRecord:
-        """The record of ``pid`` as it is now (raises ``OSError`` if it is gone and reaped)."""
-        return cls(name, pid, procfs.start_time(pid), str(log) if log is not None else None)
-
-    def state(self) -> str | None:
-        """Its ``/proc`` state letter (``S``, ``R``, ``Z`` ...) if this very process still
-        exists, None if it is gone (or its pid now belongs to another process)."""
-        if self.start is None:
-            return None
-        try:
-            fields = procfs.stat_fields(self.pid)
-        except (OSError, ValueError):
-            return None
-        return fields[0] if int(fields[19]) == self.start else None
-
-    def running(self) -> bool:
-        """Whether this process still runs (a zombie does not)."""
-        return self.state() not in (None, "Z", "X")
-
-    def signal(self, signum: int, group: bool = False) -> bool:
-        """Send ``signum`` to this process (its process group too with ``group``, when it leads
-        one) if it still runs; whether it was sent."""
-        try:
-            fd = os.pidfd_open(self.pid)
-        except OSError:  # gone (ESRCH), or no pidfds here (ENOSYS): nothing we may signal
-            return False
-        try:
-            # The pidfd holds whichever process had the pid when it was opened: if that is this
-            # one (same start time, read after the open), signals through it cannot reach another.
-            if not self.running():
-                return False
-            if group and _leads_group(self.pid):
-                # While its leader lives, no other process can have this pid as a group id.
-                os.killpg(self.pid, signum)
-            else:
-                signal.pidfd_send_signal(fd, signum)
-            return True
-        except ProcessLookupError:
-            return False
-        finally:
-            os.close(fd)
-
-    def describe(self) -> str:
-        """``echo (pid 1234)``."""
-        return f"{self.name} (pid {self.pid})"
-
-
-def _leads_group(pid: int) -> bool:
-    try:
-        return os.getpgid(pid) == pid
-    except ProcessLookupError:
-        return False
 
 
 # --- starting ---------------------------------------------------------------------------------
@@ -148,8 +81,6 @@ def release(lab_id: str, pid: int) -> None:
 
 def mark(lab_id: str) -> str:
     """The mark of lab ``lab_id``'s processes: its state folder."""
-    from mgmtbench.lab.state import STATE_ROOT  # state imports this module
-
     return str(STATE_ROOT / lab_id)
 
 

@@ -2,10 +2,10 @@
 
 Each lab has ``/run/mgmtbench/labs/<lab id>/state.json``: the owner's pid and start time, its
 namespace, its host interface (name, index and the namespace it is in), the processes it started
-(:class:`~mgmtbench.lab.processes.ProcessRecord`: name, pid, start time, log; each recorded as it
-starts) and the names of the device containers it ran. A lab whose owner no longer runs (gone, a
-zombie, or its pid now another process's) is stale: :mod:`mgmtbench.lab.cleanup` removes what
-it recorded.
+(:class:`ProcessRecord`: name, pid, start time, log; each recorded as it starts, by
+:mod:`mgmtbench.lab.processes`, which builds on this module) and the names of the device
+containers it ran. A lab whose owner no longer runs (gone, a zombie, or its pid now another
+process's) is stale: :mod:`mgmtbench.lab.cleanup` removes what it recorded.
 """
 
 from __future__ import annotations
@@ -14,15 +14,81 @@ import contextlib
 import fcntl
 import json
 import os
+import signal
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mgmtbench.lab import procfs
-from mgmtbench.lab.processes import ProcessRecord
 
 STATE_ROOT = Path(os.environ.get("MGMTBENCH_LAB_STATE", "/run/mgmtbench/labs"))
+
+
+@dataclass(frozen=True)
+class ProcessRecord:
+    """A process a lab started: its name (``delay line``, ``echo``, ``emulator``), pid, start
+    time (clock ticks since boot; None in states written before start times were recorded: such
+    a record is never signalled) and log file."""
+
+    name: str
+    pid: int
+    start: int | None
+    log: str | None = None
+
+    @classmethod
+    def of(cls, name: str, pid: int, log: Path | None = None) -> ProcessRecord:
+        """The record of ``pid`` as it is now (raises ``OSError`` if it is gone and reaped)."""
+        return cls(name, pid, procfs.start_time(pid), str(log) if log is not None else None)
+
+    def state(self) -> str | None:
+        """Its ``/proc`` state letter (``S``, ``R``, ``Z`` ...) if this very process still
+        exists, None if it is gone (or its pid now belongs to another process)."""
+        if self.start is None:
+            return None
+        try:
+            fields = procfs.stat_fields(self.pid)
+        except (OSError, ValueError):
+            return None
+        return fields[0] if int(fields[19]) == self.start else None
+
+    def running(self) -> bool:
+        """Whether this process still runs (a zombie does not)."""
+        return self.state() not in (None, "Z", "X")
+
+    def signal(self, signum: int, group: bool = False) -> bool:
+        """Send ``signum`` to this process (its process group too with ``group``, when it leads
+        one) if it still runs; whether it was sent."""
+        try:
+            fd = os.pidfd_open(self.pid)
+        except OSError:  # gone (ESRCH), or no pidfds here (ENOSYS): nothing we may signal
+            return False
+        try:
+            # The pidfd holds whichever process had the pid when it was opened: if that is this
+            # one (same start time, read after the open), signals through it cannot reach another.
+            if not self.running():
+                return False
+            if group and _leads_group(self.pid):
+                # While its leader lives, no other process can have this pid as a group id.
+                os.killpg(self.pid, signum)
+            else:
+                signal.pidfd_send_signal(fd, signum)
+            return True
+        except ProcessLookupError:
+            return False
+        finally:
+            os.close(fd)
+
+    def describe(self) -> str:
+        """``echo (pid 1234)``."""
+        return f"{self.name} (pid {self.pid})"
+
+
+def _leads_group(pid: int) -> bool:
+    try:
+        return os.getpgid(pid) == pid
+    except ProcessLookupError:
+        return False
 
 
 @dataclass

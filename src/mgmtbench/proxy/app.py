@@ -2,7 +2,7 @@
 
 - ``GET /device/<name-or-address>/admin/exec/<cmd>[/<cmd>...]`` and ``POST
   /device/<name-or-address>/admin/config`` (newline-separated body): as on the device itself
-  (:mod:`mgmtbench.emulator.https_server`), run over SSH on the device; the outputs concatenated,
+  (:mod:`mgmtbench.emulator.https.server`), run over SSH on the device; the outputs concatenated,
   as ``text/plain``. The plain ``/admin/...`` paths work too with the device in an ``X-Device``
   header.
 - ``X-SSH-Connection: fresh`` or ``pooled`` chooses, per request, a new SSH connection for the
@@ -33,7 +33,7 @@ from urllib.parse import unquote, unquote_plus
 
 import asyncssh
 
-from mgmtbench.emulator.https_server import Receive, Scope, Send
+from mgmtbench.emulator.https.server import Receive, Scope, Send
 from mgmtbench.errors import AuthenticationFailed, ClientError, ClientTimeout, ConnectionFailed
 from mgmtbench.proxy.inventory import Inventory, ProxyDevice
 from mgmtbench.proxy.pool import SshPool

@@ -11,8 +11,8 @@ answer is the exec's output, exit status 0; a failure is one line on stderr
 are kept (one client, keep-alive), so the WAN costs one round trip per request once warm.
 
 A shell (what Netmiko and Scrapli open, with or without a PTY) is the device's terminal, made from
-the emulator's own pieces (:mod:`mgmtbench.emulator.shell`'s line editing and ``--More--`` paging,
-:class:`~mgmtbench.emulator.session.CliSession`'s prompt and terminal settings) for the
+the emulator's own pieces (:mod:`mgmtbench.emulator.ssh.shell`'s line editing and ``--More--`` paging,
+:class:`~mgmtbench.emulator.cli.session.CliSession`'s prompt and terminal settings) for the
 head-end's ``--platform`` and ``--hostname`` (default: the device's name at the proxy). The login
 lands where the platform's does (``R1#`` on IOS, ``asa1>`` on an ASA). What only changes the
 terminal is answered here, as the device answers it, without a round trip: ``terminal length`` /
@@ -53,12 +53,12 @@ from urllib.parse import quote, quote_plus
 
 import asyncssh
 
-from mgmtbench.emulator.config import ConfigLine
-from mgmtbench.emulator.device import Device, DeviceFacts
-from mgmtbench.emulator.grammar import CommandTree, ParseError
-from mgmtbench.emulator.session import CliSession, Mode, Reply
-from mgmtbench.emulator.shell import Terminal, _Interrupted, _page, _read_secret
-from mgmtbench.emulator.transcripts import available_platforms, load_platform
+from mgmtbench.emulator.cli.grammar import CommandTree, ParseError
+from mgmtbench.emulator.cli.session import CliSession, Mode, Reply
+from mgmtbench.emulator.device.config import ConfigLine
+from mgmtbench.emulator.device.device import Device, DeviceFacts
+from mgmtbench.emulator.device.transcripts import available_platforms, load_platform
+from mgmtbench.emulator.ssh.shell import Terminal, _Interrupted, _page, _read_secret
 from mgmtbench.errors import UsageError
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from mgmtbench.emulator.transcripts import available_platforms
+from mgmtbench.emulator.device.transcripts import available_platforms
 from mgmtbench.errors import UsageError
 
 SESSIONS = ("auto", "exec", "pty")

@@ -1,9 +1,9 @@
 """Serving the edge proxy: :class:`EdgeProxy` on the caller's event loop, :class:`ProxyThread`
 beside it (tests, notebooks).
 
-HTTPS as the emulator serves it (:func:`mgmtbench.emulator.https_server.serve_https`: Hypercorn,
+HTTPS as the emulator serves it (:func:`mgmtbench.emulator.https.server.serve_https`: Hypercorn,
 HTTP/1.1 keep-alive and HTTP/2 over ALPN, TLS 1.3 with a throwaway CA from
-:mod:`mgmtbench.emulator.tls`); the CA goes to ``STATE_DIR/tls/ca.pem`` for clients to trust.
+:mod:`mgmtbench.emulator.https.tls`); the CA goes to ``STATE_DIR/tls/ca.pem`` for clients to trust.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import asyncssh
 
-from mgmtbench.emulator.https_server import serve_https
-from mgmtbench.emulator.tls import TlsFiles, make_tls_files, server_context
+from mgmtbench.emulator.https.server import serve_https
+from mgmtbench.emulator.https.tls import TlsFiles, make_tls_files, server_context
 from mgmtbench.errors import UsageError
 from mgmtbench.loopthread import LoopThread
 from mgmtbench.proxy.app import ProxyApi, ProxyPolicy

@@ -16,8 +16,9 @@ oracle for a real device), :mod:`.probe` measures a host (RTT by TCP connect and
 SSH and TLS facts, the version string), :mod:`.safety` keeps a benchmark gentle (show commands
 only, a session rate, per-host time-outs), and :mod:`.command` is ``mgmtbench inventory check``.
 
-Importing this package loads :mod:`.base` and :mod:`.lab` only (standard library): the lab's
-helper processes import :class:`Service` from here.
+Importing this package loads :mod:`.base` and :mod:`.lab` only (standard library). The lab
+(:mod:`mgmtbench.lab`) imports what it needs of targets from :mod:`.base`, not from here: this
+package's :mod:`.lab` builds on the lab's facts (:class:`~mgmtbench.lab.facts.LabLike`).
 """
 
 from mgmtbench.targets.base import Auth, Login, Service, SshAlgorithms, Target, make_target

@@ -85,7 +85,7 @@ def make_target(host: str, ssh_port: int, https_port: int, *, platform: str, log
                 ca_file: Path | None = None, known_hosts: Path | None = None,
                 netconf_port: int = 830) -> Target:
     """A target for one device of ``platform`` (its paging command from the platform folder)."""
-    from mgmtbench.emulator.transcripts import load_platform
+    from mgmtbench.emulator.device.transcripts import load_platform
 
     style = load_platform(platform).style
     return Target(host=host, ssh_port=ssh_port, https_port=https_port, username=login.username,

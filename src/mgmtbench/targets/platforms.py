@@ -40,7 +40,7 @@ class InventoryPlatform:
 @cache
 def inventory_platforms() -> dict[str, InventoryPlatform]:
     """Our platforms (name -> description), each read once from its ``platform.toml``."""
-    from mgmtbench.emulator.transcripts import available_platforms, default_root
+    from mgmtbench.emulator.device.transcripts import available_platforms, default_root
 
     root = default_root()
     return {name: _read(name, root / name / "platform.toml") for name in available_platforms(root)}

@@ -17,7 +17,7 @@
   every lab. Without root or CAP_NET_ADMIN the ``local`` profile runs on loopback and other
   profiles are skipped, saying why.
 - ``sshd_device(**options)``: a real OpenSSH ``sshd`` answering the platform's show commands, with
-  the bulk sink/source (:mod:`mgmtbench.emulator.bulk`), scp and sftp.
+  the bulk sink/source (:mod:`mgmtbench.emulator.ssh.bulk`), scp and sftp.
 - ``ssh_agent``: a real ``ssh-agent``; ``agent_key(kind)`` loads a new key of that kind into it.
 - ``user_keys``: a key pair of every kind (ed25519, ecdsa-p256/p384/p521, rsa-2048/4096) and one
   authorized_keys file holding them all, made once per session (for ``lab_for(...,

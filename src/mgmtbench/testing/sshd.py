@@ -6,7 +6,7 @@ experiment can put a client against the emulator and against OpenSSH side by sid
 
 Beside the show commands it runs what the emulator runs for bulk transfer, done by OpenSSH's own
 programs: the exec sink ``cat > /dev/null`` and source ``head -c N /dev/zero``
-(:mod:`mgmtbench.emulator.bulk`), legacy SCP (``scp -t``/``scp -f``) and the SFTP subsystem
+(:mod:`mgmtbench.emulator.ssh.bulk`), legacy SCP (``scp -t``/``scp -f``) and the SFTP subsystem
 (``sftp-server``). Every command starts in the device's file folder (:attr:`SshdDevice.files`),
 where a link named after the platform's file system (``flash:`` -> ``.``) makes ``flash:/name``
 mean what it means on the emulator; relative paths are portable between the two, absolute ones
@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from mgmtbench.emulator.bulk import MAX_SOURCE_BYTES, SINK_COMMAND
+from mgmtbench.emulator.ssh.bulk import MAX_SOURCE_BYTES, SINK_COMMAND
 from mgmtbench.errors import UsageError
 from mgmtbench.lab.runtimes.sshd import SCP_CASE
 from mgmtbench.targets import SshAlgorithms
@@ -137,7 +137,7 @@ def sftp_server_program() -> str | None:
 def bulk_cases(sftp_server: str | None) -> list[str]:
     """The ``case "$SSH_ORIGINAL_COMMAND" in`` branches (sh) that run the bulk-transfer requests
     with OpenSSH's programs, as the emulator runs them: the sink, the source (refused over
-    :data:`~mgmtbench.emulator.bulk.MAX_SOURCE_BYTES` with the emulator's message), legacy SCP
+    :data:`~mgmtbench.emulator.ssh.bulk.MAX_SOURCE_BYTES` with the emulator's message), legacy SCP
     and, given its program, SFTP (the subsystem's command reaches a ForceCommand script as
     SSH_ORIGINAL_COMMAND). Anything else falls through."""
     q = shlex.quote

@@ -44,10 +44,9 @@ from mgmtbench.clients.base import (
 )
 from mgmtbench.clients.netconf import rpcs
 from mgmtbench.clients.translate import Translator, translate_errors
-from mgmtbench.targets import Auth
 from mgmtbench.emulator.netconf.framing import Framer, FramingError
 from mgmtbench.errors import ClientError, ConnectionFailed, WrongOutput
-from mgmtbench.targets import Target
+from mgmtbench.targets import Auth, Target
 
 try:
     import asyncssh

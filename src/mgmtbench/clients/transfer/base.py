@@ -27,15 +27,13 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
+from mgmtbench.clients.algorithms import AlgorithmLists
 from mgmtbench.clients.base import install_hint, module_versions
-from mgmtbench.emulator.bulk import SINK_COMMAND, source_command
+from mgmtbench.emulator.ssh.bulk import SINK_COMMAND, source_command
 from mgmtbench.errors import ClientError
 from mgmtbench.targets import Target
-
-if TYPE_CHECKING:
-    from mgmtbench.clients.algorithms import AlgorithmLists
 
 __all__ = ["SINK_COMMAND", "Negotiated", "TransferClient", "source_command"]
 

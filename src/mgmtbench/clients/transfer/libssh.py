@@ -23,6 +23,7 @@ from functools import cache
 from typing import Any, ClassVar
 
 from mgmtbench.clients.algorithms import LISTS, AlgorithmLists
+from mgmtbench.clients.transfer import known_names
 from mgmtbench.clients.transfer.base import (
     CHUNK,
     SINK_COMMAND,
@@ -241,8 +242,6 @@ def _text(value: Any) -> str:
 
 @cache
 def _probed() -> AlgorithmLists:
-    from mgmtbench.clients.algorithms import known_names
-
     session = ssh_session.Session()
     options = _options()
     kept: dict[str, list[str]] = {}

@@ -18,7 +18,7 @@ from typing import Any
 
 import asyncssh
 
-from mgmtbench.emulator.device import Device
+from mgmtbench.emulator.device.device import Device
 from mgmtbench.emulator.guard import source_of
 from mgmtbench.emulator.netconf.session import NetconfSession, SessionOptions
 from mgmtbench.emulator.yang.datastore import platform_families

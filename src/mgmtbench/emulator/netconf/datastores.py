@@ -20,7 +20,7 @@ from typing import Protocol
 
 from lxml import etree
 
-from mgmtbench.emulator.device import Device
+from mgmtbench.emulator.device.device import Device
 from mgmtbench.emulator.netconf.errors import RpcError
 from mgmtbench.emulator.yang.apply import ApplyError
 from mgmtbench.emulator.yang.datastore import ModelledDevice, modelled

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from mgmtbench.emulator.device import Device
+from mgmtbench.emulator.device.device import Device
 from mgmtbench.emulator.yang.datastore import modelled
 from mgmtbench.emulator.yang.modules import closure
 

@@ -20,9 +20,9 @@ from xml.sax.saxutils import escape
 
 from lxml import etree
 
+from mgmtbench.emulator.cli.session import CliSession, Mode
 from mgmtbench.emulator.netconf.datastores import DATASTORES, DeviceDatastores
 from mgmtbench.emulator.netconf.errors import RpcError, bad_element, missing_element
-from mgmtbench.emulator.session import CliSession, Mode
 from mgmtbench.emulator.yang import filters
 from mgmtbench.emulator.yang.edit import EditError, edit
 from mgmtbench.emulator.yang.modules import schema_text

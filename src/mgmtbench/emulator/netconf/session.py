@@ -22,13 +22,13 @@ from xml.sax.saxutils import escape, quoteattr
 
 from lxml import etree
 
-from mgmtbench.emulator.device import Device
+from mgmtbench.emulator.cli.session import CliSession, Mode
+from mgmtbench.emulator.device.device import Device
 from mgmtbench.emulator.netconf.datastores import datastores
 from mgmtbench.emulator.netconf.errors import RpcError
 from mgmtbench.emulator.netconf.framing import Framer, FramingError
 from mgmtbench.emulator.netconf.hello import server_hello
 from mgmtbench.emulator.netconf.operations import OPERATIONS, Call
-from mgmtbench.emulator.session import CliSession, Mode
 
 log = logging.getLogger("mgmtbench.emulator")
 

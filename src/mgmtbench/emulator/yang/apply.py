@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from mgmtbench.emulator.device import Device
-from mgmtbench.emulator.session import CliSession, Mode
+from mgmtbench.emulator.cli.session import CliSession, Mode
+from mgmtbench.emulator.device.device import Device
 from mgmtbench.emulator.yang.families.base import Read
 from mgmtbench.emulator.yang.state import IfSettings, network
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import tomllib
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache, cached_property
 from pathlib import Path
 
 from lxml import etree
 
-from mgmtbench.emulator.device import Device
-from mgmtbench.emulator.transcripts import Platform, default_root
+from mgmtbench.emulator.device.device import Device
+from mgmtbench.emulator.device.transcripts import Platform, default_root
 from mgmtbench.emulator.yang import apply as applying
 from mgmtbench.emulator.yang.families.base import Family, default_ns
 from mgmtbench.emulator.yang.families.ietf import IetfInterfaces
@@ -27,7 +27,8 @@ from mgmtbench.emulator.yang.families.ietf_state import IetfHardware, IetfRoutin
 from mgmtbench.emulator.yang.families.iosxe import IosXeNative
 from mgmtbench.emulator.yang.families.junos import JunosConfiguration
 from mgmtbench.emulator.yang.families.openconfig import OpenconfigInterfaces, OpenconfigSystem
-from mgmtbench.emulator.yang.state import state_of
+from mgmtbench.emulator.yang.junos_cli import junos_settings
+from mgmtbench.emulator.yang.state import Settings, settings_of, state_of
 
 BASE = "urn:ietf:params:xml:ns:netconf:base:1.0"
 
@@ -41,6 +42,9 @@ FAMILIES: Mapping[str, type[Family]] = {
     "ietf-routing": IetfRouting,
     "junos-configuration": JunosConfiguration,
 }
+#: Where each CLI style keeps the configuration the models cover (a platform's ``[yang] cli``).
+SETTINGS: Mapping[str, Callable[[Device], Settings]] = {"ios": settings_of,
+                                                       "junos": junos_settings}
 #: The families of a platform that names none.
 DEFAULT_FAMILIES = ("ietf-interfaces", "openconfig-interfaces", "openconfig-system")
 
@@ -133,7 +137,7 @@ class ModelledDevice:
         if made is not None and made[0] == version:
             return made[1]
         state = state_of(self.device, platform_vendor(self.device.platform), with_state,
-                         platform_cli(self.device.platform))
+                         SETTINGS[platform_cli(self.device.platform)])
         root = etree.Element(f"{{{BASE}}}data", nsmap=default_ns(BASE))
         for family in self.families:
             for node in family.build(state, with_state):

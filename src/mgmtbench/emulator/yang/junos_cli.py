@@ -8,8 +8,8 @@ import ipaddress
 import shlex
 from collections.abc import Iterator
 
-from mgmtbench.emulator.device import Device
-from mgmtbench.emulator.dialects.junos import Statement, config_of, find
+from mgmtbench.emulator.cli.dialects.junos import Statement, config_of, find
+from mgmtbench.emulator.device.device import Device
 from mgmtbench.emulator.yang.state import Address, IfSettings, Settings
 
 

@@ -20,8 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from mgmtbench.emulator.derived import IfConfig, interfaces, prefix_length
-from mgmtbench.emulator.device import Device
+from mgmtbench.emulator.device.derived import IfConfig, interfaces, prefix_length
+from mgmtbench.emulator.device.device import Device
 
 #: An IPv4 address with its prefix length.
 Address = tuple[str, int]
@@ -115,34 +115,25 @@ def settings_of(device: Device) -> Settings:
                                       for name, cfg in configured.items()})
 
 
-def _junos_settings(device: Device) -> Settings:
-    from mgmtbench.emulator.yang.junos_cli import junos_settings
-
-    return junos_settings(device)
-
-
-#: Where each CLI style keeps the settings (a platform's ``[yang] cli``).
-SETTINGS: dict[str, Callable[[Device], Settings]] = {"ios": settings_of, "junos": _junos_settings}
-
-
 def state_of(device: Device, vendor: str = "", with_state: bool = True,
-             cli: str = "ios") -> DeviceState:
+             settings: Callable[[Device], Settings] = settings_of) -> DeviceState:
     """The device's modelled state, as of now (the show commands' own caches make repeated
     reads within a second cheap); without ``with_state``, the configuration only (no show
-    command is made for it)."""
-    settings = SETTINGS[cli](device)
+    command is made for it). ``settings`` reads the configuration where the platform's CLI
+    keeps it (:data:`mgmtbench.emulator.yang.datastore.SETTINGS`)."""
+    configured = settings(device)
     status = (_brief_status(device.transcript(_BRIEF))
               if with_state and _has(device, _BRIEF) else {})
     details = (_details(device.transcript(_INTERFACES))
                if with_state and _has(device, _INTERFACES) else {})
     found: list[IfState] = []
-    for name, conf in settings.interfaces.items():
+    for name, conf in configured.interfaces.items():
         admin, oper = status.get(name, (conf.enabled, conf.enabled))
         info = details.get(name, {})
         found.append(IfState(name=name, settings=conf, admin_up=admin and conf.enabled,
                              oper_up=oper and conf.enabled, **info))  # type: ignore[arg-type]
     clock = device.clock
-    return DeviceState(settings=settings, interfaces=tuple(found), now=clock.now(),
+    return DeviceState(settings=configured, interfaces=tuple(found), now=clock.now(),
                        boot=clock.boot, timezone=clock.spec.timezone,
                        software=_software(device), vendor=vendor,
                        output=lambda command: _show(device, command))

@@ -20,7 +20,7 @@ from mgmtbench.emulator.options import Credentials, SshServerOptions
 from mgmtbench.lab.facts import RuntimeFacts
 from mgmtbench.lab.netns import NETNS_DIR
 from mgmtbench.lab.state import LabState
-from mgmtbench.targets import Service
+from mgmtbench.targets.base import Service
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ class DeviceRuntime(ABC):
     def check_ssh(cls, options: SshServerOptions) -> None:
         """A one-line ``UsageError`` for SSH options its devices cannot serve, before anything
         is built: by default the emulator's lists (every runtime that runs the emulator)."""
-        from mgmtbench.emulator.ssh_server import check_ssh_server
+        from mgmtbench.emulator.ssh.server import check_ssh_server
 
         check_ssh_server(options)
 

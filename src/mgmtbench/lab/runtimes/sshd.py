@@ -10,7 +10,7 @@ run in order, exit status 0 if every one was known, 1 otherwise, as on the emula
 gets the platform's invalid-input error with the caret under the first word: the emulator's
 grammar is not in the script, so abbreviations (``sh ver``), ``terminal ...`` and configuration
 answer that way here. Beside the CLI it runs what the emulator runs for bulk transfer with
-OpenSSH's own programs: the exec sink and source (:mod:`mgmtbench.emulator.bulk`), legacy SCP and
+OpenSSH's own programs: the exec sink and source (:mod:`mgmtbench.emulator.ssh.bulk`), legacy SCP and
 the SFTP subsystem, in the device's file folder (where the platform's file system name,
 ``flash:``, links to the folder itself).
 
@@ -53,19 +53,19 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from mgmtbench.emulator.bulk import MAX_SOURCE_BYTES, SINK_COMMAND
-from mgmtbench.emulator.device import Device, DeviceFacts
+from mgmtbench.emulator.cli.session import CliSession, Mode
+from mgmtbench.emulator.device.device import Device, DeviceFacts
+from mgmtbench.emulator.device.transcripts import load_platform
 from mgmtbench.emulator.options import AUTH_METHODS, Algorithms, Credentials, SshServerOptions
 from mgmtbench.emulator.oracle import expected_output
-from mgmtbench.emulator.session import CliSession, Mode
-from mgmtbench.emulator.transcripts import load_platform
+from mgmtbench.emulator.ssh.bulk import MAX_SOURCE_BYTES, SINK_COMMAND
 from mgmtbench.errors import UsageError
 from mgmtbench.lab.facts import RuntimeFacts
 from mgmtbench.lab.processes import spawn
 from mgmtbench.lab.procfs import PROC
 from mgmtbench.lab.runtimes.base import DeviceRuntime, DeviceSpec, RuntimeContext, RuntimeOptions
 from mgmtbench.lab.runtimes.netns import stop_processes
-from mgmtbench.targets import Service
+from mgmtbench.targets.base import Service
 
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
 #: Where distributions put OpenSSH's SFTP server program (Debian first).

@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from lxml import etree
 
-from mgmtbench.emulator.derived import prefix_length
+from mgmtbench.emulator.device.derived import prefix_length
 from mgmtbench.emulator.yang.families.base import Family, Read, child, default_ns, leaf, qname, text_of
 from mgmtbench.emulator.yang.state import Address, DeviceState, IfSettings, network
 

@@ -1,0 +1,127 @@
+"""A device: its platform, its facts (hostname, serial ...) and its state shared by all sessions."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import re
+from dataclasses import dataclass, replace
+
+from mgmtbench.emulator.device.clock import DeviceClock, clock_spec, fill
+from mgmtbench.emulator.device.config import RunningConfig
+from mgmtbench.emulator.device.configstore import ConfigStore
+from mgmtbench.emulator.device.derived import DerivedState
+from mgmtbench.emulator.device.filesystem import DEFAULT_SIZE, DeviceFileSystem
+from mgmtbench.emulator.device.identity import FactsIdentity, mac_address, serial_number
+from mgmtbench.emulator.device.transcripts import PLACEHOLDER, CommandWords, Platform, render
+from mgmtbench.emulator.device.windows import WindowLog
+
+RUNNING_CONFIG: CommandWords = ("show", "running-config")
+HOSTNAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,62}$")
+
+
+@dataclass(frozen=True)
+class DeviceFacts:
+    """What a device's transcripts are filled with."""
+
+    hostname: str
+    serial: str
+    mac: str
+    mgmt_ip: str
+
+    @classmethod
+    def for_hostname(cls, hostname: str, mgmt_ip: str = "198.18.0.1",
+                     form: FactsIdentity | None = None) -> DeviceFacts:
+        """Facts derived from the hostname, so the same name always gives the same device;
+        serial and MAC address in the platform's ``form`` (``platform.style.identity.facts``:
+        a Cisco serial such as FDO2213A0PN, a MAC address in a Cisco OUI)."""
+        form = form or FactsIdentity()
+        digest = hashlib.sha256(hostname.encode()).hexdigest()
+        return cls(hostname=hostname, serial=serial_number(form.serial_site, digest),
+                   mac=mac_address(form.mac_oui, digest[16:]), mgmt_ip=mgmt_ip)
+
+    def as_dict(self) -> dict[str, str]:
+        """The facts as the variables that transcript templates are rendered with."""
+        return {"hostname": self.hostname, "serial": self.serial, "mac": self.mac,
+                "mgmt_ip": self.mgmt_ip}
+
+
+class Device:
+    """One emulated device. Sessions share its running configuration, hostname and file system
+    (``files``: ``flash:`` or the platform's, ``file_system_size`` bytes, in memory)."""
+
+    def __init__(
+        self,
+        platform: Platform,
+        facts: DeviceFacts,
+        *,
+        enable_secret: str,
+        processing_delay: float = 0.0,
+        file_system_size: int = DEFAULT_SIZE,
+    ) -> None:
+        self.platform = platform
+        self.facts = facts
+        self.enable_secret = enable_secret
+        self.processing_delay = processing_delay
+        self.files = DeviceFileSystem(platform.style.file_system, file_system_size)
+        #: The client windows its SSH bulk source saw (:mod:`mgmtbench.emulator.device.windows`).
+        self.ssh_windows = WindowLog()
+        self._rendered: dict[CommandWords, str] = {}
+        # Transcripts with the clock's placeholders, split at them.
+        self._dynamic: dict[CommandWords, list[str]] = {}
+        self._config_text: tuple[int, str] | None = None  # (config version, rendered)
+        template = platform.transcripts.get(RUNNING_CONFIG)
+        self.config = (RunningConfig(render(template, facts.as_dict()),
+                                     indent=platform.style.config_indent) if template else None)
+        #: The startup configuration and the archive's files (:mod:`.configstore`).
+        self.saved = ConfigStore(template, facts.as_dict())
+        #: The device's clock: it runs from now, booted at a time its hostname decides.
+        self.clock = DeviceClock(clock_spec(platform), facts.hostname)
+        #: Outputs that follow the configuration (show interfaces, byte count ...).
+        first = facts.as_dict()
+        self.derived = (DerivedState(platform, self.config, self._static, self.clock.elapsed,
+                                     lambda: render(template or "", first))
+                        if self.config is not None else None)
+
+    @property
+    def hostname(self) -> str:
+        """The device's current hostname, as its prompt and transcripts show it."""
+        return self.facts.hostname
+
+    def set_hostname(self, hostname: str) -> None:
+        """Rename the device: its transcripts and running configuration follow the new name."""
+        self.facts = replace(self.facts, hostname=hostname)
+        self._rendered.clear()
+        self._dynamic.clear()
+        if self.config is not None:
+            self.config.set(f"hostname {hostname}")
+
+    def transcript(self, words: CommandWords) -> str:
+        """The output of a transcript command for this device, as of now."""
+        if words == RUNNING_CONFIG and self.config is not None:
+            # Rendered once per change: every request that shows it shares one string.
+            if self._config_text is None or self._config_text[0] != self.config.version:
+                text = self.config.render()
+                if self.derived is not None:
+                    text = self.derived.running_config(text)
+                self._config_text = (self.config.version, text)
+            return self._config_text[1]
+        if self.derived is not None and self.derived.has(words):
+            return self.derived.output(words)
+        text = self._static(words)
+        pieces = self._dynamic.get(words)
+        if pieces is not None:  # the clock, uptimes: text, a placeholder's name, text ...
+            value = self.clock.value
+            return "".join(value(piece) if odd else piece
+                           for odd, piece in zip(itertools.cycle((False, True)), pieces))
+        return text
+
+    def _static(self, words: CommandWords) -> str:
+        """A transcript filled with the device's facts (its clock placeholders left as they are)."""
+        text = self._rendered.get(words)
+        if text is None:
+            text = fill(self.platform.transcripts[words], self.facts.as_dict())
+            self._rendered[words] = text
+            if "{{" in text:
+                self._dynamic[words] = PLACEHOLDER.split(text)
+        return text
