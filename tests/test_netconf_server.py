@@ -169,6 +169,18 @@ def test_cli_envelope_answers_the_cli_text(emu: EmulatorThread, session: RawNetc
     assert "description via cli envelope" in emu.endpoints[0].device.transcript(RUNNING)
 
 
+def test_the_quick_cli_get_answers_as_the_parsed_one(session: RawNetconf) -> None:
+    """The study's exact CLI get skips the XML parser (emulator speed): its reply is the one
+    the parser's path gives for the same request written another way."""
+    quick = session.rpc('<get><filter type="cli">show inventory</filter></get>')
+    session.send(f'<?xml version="1.0"?><rpc message-id="parsed" xmlns="{NS["nc"]}"><get>'
+                 '<filter type="cli">show inventory</filter></get></rpc>')
+    parsed = session.reply()
+    assert data_of(quick).text == data_of(parsed).text
+    assert parsed.get("message-id") == "parsed"
+    assert quick.get("message-id") == str(session.message_id)
+
+
 # --- reads ------------------------------------------------------------------------------------
 
 

@@ -103,9 +103,14 @@ def _cli_filter(call: Call) -> str | None:
 
 def run_cli(call: Call, commands: str) -> str:
     """The output of CLI ``commands`` (one per line), run in the session's CLI."""
+    return cli_output(call.cli, commands)
+
+
+def cli_output(cli: CliSession, commands: str) -> str:
+    """The output of CLI ``commands`` (one per line), run in ``cli``."""
     out = []
     for line in commands.strip().splitlines():
-        reply = call.cli.execute(line.strip())
+        reply = cli.execute(line.strip())
         out.append(reply.output if reply.more is None else
                    reply.output + "".join(reply.more()))
     return "".join(out)

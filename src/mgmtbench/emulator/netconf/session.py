@@ -16,6 +16,7 @@ framing that cannot be read, or a message over the size limit, ends the session 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
@@ -28,13 +29,19 @@ from mgmtbench.emulator.netconf.datastores import datastores
 from mgmtbench.emulator.netconf.errors import RpcError
 from mgmtbench.emulator.netconf.framing import Framer, FramingError
 from mgmtbench.emulator.netconf.hello import server_hello
-from mgmtbench.emulator.netconf.operations import OPERATIONS, Call
+from mgmtbench.emulator.netconf.operations import OPERATIONS, Call, cli_output
 
 log = logging.getLogger("mgmtbench.emulator")
 
 BASE = "urn:ietf:params:xml:ns:netconf:base:1.0"
 BASE_10 = "urn:ietf:params:netconf:base:1.0"
 BASE_11 = "urn:ietf:params:netconf:base:1.1"
+#: The study's CLI ``get`` exactly as its client writes it (the message-id and command without
+#: markup or entities): answered without building an XML tree, 40 % of a request's server time.
+#: Anything else takes the parser.
+_CLI_GET = re.compile(
+    rb'\s*<rpc message-id="([^"<&]*)" xmlns="urn:ietf:params:xml:ns:netconf:base:1\.0">'
+    rb'<get><filter type="cli">([^<&]*)</filter></get></rpc>\s*')
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False,
                           remove_blank_text=True, load_dtd=False)
 
@@ -132,6 +139,13 @@ class NetconfSession:
 
     def _rpc(self, message: bytes) -> None:
         self.requests += 1
+        quick = _CLI_GET.fullmatch(message)
+        if quick is not None:
+            self.stores.counts["get"] += 1
+            output = cli_output(self.cli, quick.group(2).decode())
+            self._reply({"message-id": quick.group(1).decode()},
+                        f"<data>{escape(output)}</data>")
+            return
         try:
             root = etree.fromstring(message, _PARSER)
         except etree.XMLSyntaxError as exc:
