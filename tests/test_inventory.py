@@ -227,6 +227,13 @@ def test_credentials_from_the_environment(tmp_path: Path) -> None:
     assert "'p'" not in repr(host.target)
 
 
+def test_netconf_port_is_830_unless_the_inventory_says(tmp_path: Path) -> None:
+    [plain] = load_inventory(one_host(tmp_path), env=ENV).hosts
+    assert plain.target.netconf_port == 830  # a real device's NETCONF port
+    [chosen] = load_inventory(one_host(tmp_path, "netconf_port = 8830\n"), env=ENV).hosts
+    assert chosen.target.netconf_port == 8830
+
+
 def test_a_prompt_is_asked_once_per_user(tmp_path: Path) -> None:
     path = write(tmp_path, "i.toml", '[defaults]\nplatform = "ios"\nusername = "u"\n'
                                      '[hosts.r1]\nhost = "198.18.0.1"\n'

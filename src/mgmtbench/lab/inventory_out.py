@@ -50,7 +50,8 @@ def lab_inventory(devices: Sequence[LabDevice], *, lab_id: str, profile: str, pl
     for device in devices:
         lines += ["", f"[hosts.{toml_string(device.hostname)}]",
                   f"host = {toml_string(device.address)}", f"ssh_port = {device.ssh_port}",
-                  f"https_port = {device.https_port}"]
+                  f"https_port = {device.https_port}",
+                  f"netconf_port = {getattr(device, 'netconf_port', 830)}"]
     return "\n".join(lines) + "\n"
 
 
