@@ -268,6 +268,8 @@ def test_junos_configuration_over_netconf_is_the_clis() -> None:
                     "<disable/></interface></interfaces></configuration>")
             assert error_tag(raw.rpc(_edit("candidate", edit))) is None
             assert error_tag(raw.rpc("<commit/>")) is None
+            running = data_of(raw.rpc("<get-config><source><running/></source></get-config>"))
+            assert b"via netconf" in etree.tostring(running)  # the models read the commit
         finally:
             raw.close()
         cli = CliSession(emu.endpoints[0].device, mode=Mode.PRIV)

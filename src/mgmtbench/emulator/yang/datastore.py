@@ -27,7 +27,7 @@ from mgmtbench.emulator.yang.families.ietf_state import IetfHardware, IetfRoutin
 from mgmtbench.emulator.yang.families.iosxe import IosXeNative
 from mgmtbench.emulator.yang.families.junos import JunosConfiguration
 from mgmtbench.emulator.yang.families.openconfig import OpenconfigInterfaces, OpenconfigSystem
-from mgmtbench.emulator.yang.junos_cli import junos_settings
+from mgmtbench.emulator.yang.junos_cli import junos_settings, junos_version
 from mgmtbench.emulator.yang.state import Settings, settings_of, state_of
 
 BASE = "urn:ietf:params:xml:ns:netconf:base:1.0"
@@ -45,6 +45,14 @@ FAMILIES: Mapping[str, type[Family]] = {
 #: Where each CLI style keeps the configuration the models cover (a platform's ``[yang] cli``).
 SETTINGS: Mapping[str, Callable[[Device], Settings]] = {"ios": settings_of,
                                                        "junos": junos_settings}
+
+
+def _ios_version(device: Device) -> int:
+    return device.config.version if device.config is not None else 0
+
+
+#: How each CLI style counts changes to that configuration (what the data are cached by).
+VERSIONS: Mapping[str, Callable[[Device], int]] = {"ios": _ios_version, "junos": junos_version}
 #: The families of a platform that names none.
 DEFAULT_FAMILIES = ("ietf-interfaces", "openconfig-interfaces", "openconfig-system")
 
@@ -125,8 +133,7 @@ class ModelledDevice:
         return tuple(dict.fromkeys(m for family in self.families for m in family.modules))
 
     def _version(self, with_state: bool) -> tuple[object, ...]:
-        config = self.device.config
-        version = config.version if config is not None else 0
+        version = VERSIONS[platform_cli(self.device.platform)](self.device)
         second = int(self.device.clock.elapsed()) if with_state else 0
         return version, self.device.hostname, second
 

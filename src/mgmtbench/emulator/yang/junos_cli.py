@@ -65,6 +65,11 @@ def junos_settings(device: Device) -> Settings:
     return Settings(hostname, found)
 
 
+def junos_version(device: Device) -> int:
+    """How many commits the device's active configuration has had."""
+    return config_of(device).version
+
+
 def junos_lines(hostname: str | None, removed: list[str],
                 interfaces: dict[str, tuple[IfSettings | None, IfSettings]]) -> Iterator[str]:
     """The configuration-mode commands that make a change (``commit`` and leaving are the

@@ -231,6 +231,8 @@ class JunosConfig:
     candidate: list[Statement]
     committed: str = "## Last commit: 2026-11-20 09:12:44 UTC by admin"
     changed: bool = False
+    #: Commits so far (what the active configuration's readers cache by).
+    version: int = 0
 
     @classmethod
     def from_text(cls, text: str) -> JunosConfig:
@@ -260,6 +262,7 @@ class JunosConfig:
         self.active = [st.copy() for st in self.candidate]
         self.committed = f"## Last commit: {_stamp(moment)} by {user or 'root'}"
         self.changed = False
+        self.version += 1
 
     def last_commit(self) -> tuple[datetime, str] | None:
         """When the active configuration was committed, and by whom."""
