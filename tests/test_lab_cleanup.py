@@ -330,3 +330,29 @@ def test_without_privileges(profile: str, code: int, expected: str) -> None:
     assert result.returncode == code, result.stderr
     assert expected in result.stdout + result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a new pid namespace needs root")
+def test_the_orphan_sweep_leaves_other_pid_namespaces_alone() -> None:
+    """A container's own lab (the bench runner image's) marks its processes as ours do, under
+    the same paths: the host's sweep must not stop them, only those of its own pid namespace."""
+    from mgmtbench.lab import processes
+
+    env = {**os.environ, processes.MARKER: processes.mark("9999-0-0")}
+    here = subprocess.Popen(["sleep", "30"], env=env)
+    there = subprocess.Popen(["unshare", "--pid", "--fork", "sleep", "30"], env=env)
+    try:
+        deadline = time.monotonic() + 5
+        found: set[int] = set()
+        while time.monotonic() < deadline and len(found) < 2:
+            found = {r.pid for r in processes.marked(lambda lab_id: lab_id == "9999-0-0")}
+            time.sleep(0.05)
+        assert here.pid in found
+        inner = [int(p) for p in (
+            Path(f"/proc/{there.pid}/task/{there.pid}/children").read_text().split())]
+        assert inner, "unshare's child did not start"
+        assert not set(inner) & found  # the sleep in the other pid namespace
+    finally:
+        for process in (here, there):
+            process.kill()
+            process.wait()

@@ -146,10 +146,20 @@ def _reap(lab_id: str | None, records: Iterable[ProcessRecord]) -> None:
             process.poll()
 
 
+def _pid_namespace(pid: int | str) -> str | None:
+    try:
+        return os.readlink(f"{procfs.PROC}/{pid}/ns/pid")
+    except OSError:
+        return None
+
+
 def marked(belongs: Callable[[str], bool]) -> list[ProcessRecord]:
     """Running processes whose mark names a lab (of this state root) for which
-    ``belongs(lab_id)`` is true (never this process or one of its ancestors)."""
+    ``belongs(lab_id)`` is true (never this process or one of its ancestors, never a process
+    of another pid namespace: a container's own labs, such as the bench runner image's, carry
+    the same marks under the same paths, and are its own to stop)."""
     spared = _ancestry()
+    ours = _pid_namespace("self")
     prefix = f"{MARKER}=".encode()
     root = Path(mark("x")).parent
     found = []
@@ -157,6 +167,8 @@ def marked(belongs: Callable[[str], bool]) -> list[ProcessRecord]:
         if not entry.name.isdigit() or int(entry.name) in spared:
             continue
         pid = int(entry.name)
+        if ours is not None and _pid_namespace(pid) not in (ours, None):
+            continue
         try:
             found_mark = next((e[len(prefix):] for e in procfs.environment(pid)
                                if e.startswith(prefix)), None)
