@@ -73,6 +73,17 @@ def text_of(node: etree._Element | None, tag: str) -> str | None:
     return None if found is None else (found.text or "")
 
 
+def interfaces_lacking(data: etree._Element, namespace: str, module: str,
+                       path: tuple[str, ...]) -> list[str]:
+    """Paths of ``/module:interfaces/interface`` entries of ``data`` without the node at
+    ``path`` under them (a mandatory one: ``type``, ``config/type``)."""
+    root = data.find(qname(namespace, "interfaces"))
+    inner = "/".join(qname(namespace, part) for part in path)
+    return [f"/{module}:interfaces/interface[name='{text_of(entry, 'name')}']/{'/'.join(path)}"
+            for entry in (() if root is None else root.findall(qname(namespace, "interface")))
+            if entry.find(inner) is None]
+
+
 def flag(value: str | None, default: bool = True) -> bool:
     """A YANG boolean's text (``true``/``false``), ``default`` when absent."""
     return default if value is None else value.strip() == "true"

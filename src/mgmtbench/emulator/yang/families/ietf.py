@@ -17,6 +17,7 @@ from mgmtbench.emulator.yang.families.base import (
     child,
     default_ns,
     flag,
+    interfaces_lacking,
     leaf,
     qname,
     text_of,
@@ -102,10 +103,7 @@ class IetfInterfaces(Family):
 
     def missing(self, data: etree._Element) -> list[str]:
         """Interfaces without their mandatory ``type``."""
-        root = data.find(qname(IF, "interfaces"))
-        return [f"/ietf-interfaces:interfaces/interface[name='{text_of(entry, 'name')}']/type"
-                for entry in (() if root is None else root.findall(qname(IF, "interface")))
-                if entry.find(qname(IF, "type")) is None]
+        return interfaces_lacking(data, IF, "ietf-interfaces", ("type",))
 
     def read(self, data: etree._Element) -> Read:
         """The settings the data holds (see :meth:`Family.read`)."""

@@ -17,6 +17,7 @@ from mgmtbench.emulator.yang.families.base import (
     child,
     default_ns,
     flag,
+    interfaces_lacking,
     leaf,
     qname,
     text_of,
@@ -109,11 +110,7 @@ class OpenconfigInterfaces(Family):
 
     def missing(self, data: etree._Element) -> list[str]:
         """Interfaces without their mandatory ``config/type``."""
-        root = data.find(qname(OC_IF, "interfaces"))
-        return [f"/openconfig-interfaces:interfaces/interface[name='{text_of(entry, 'name')}']"
-                "/config/type"
-                for entry in (() if root is None else root.findall(qname(OC_IF, "interface")))
-                if entry.find(f"{qname(OC_IF, 'config')}/{qname(OC_IF, 'type')}") is None]
+        return interfaces_lacking(data, OC_IF, "openconfig-interfaces", ("config", "type"))
 
     def read(self, data: etree._Element) -> Read:
         """The settings the data holds (see :meth:`Family.read`)."""
