@@ -21,6 +21,14 @@ def readme_example() -> str:
     return found.group(1)
 
 
+@pytest.fixture(autouse=True)
+def _not_an_xdist_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pytest run inside is the user's own: it must not take the variables of the xdist
+    worker this suite may run in (pytest-benchmark then saves nothing)."""
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)
+
+
 def test_readme_example_runs_with_the_plugin_alone(pytester: pytest.Pytester) -> None:
     example = readme_example()
     assert len(example.splitlines()) <= 20
