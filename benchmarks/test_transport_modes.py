@@ -21,7 +21,10 @@ trips only when the hosts sit behind a running mgmtbench lab's link. ``rtts`` is
 measured RTT; wire RTTs count the direction changes themselves. Adapters that can wrap their
 connections (``counts_round_trips``: paramiko, asyncssh, httpx, netmiko) also record the study's
 own count, ``app_rtts_per_iteration``: a read after a write, on the client's TCP streams (rules in
-:mod:`mgmtbench.clients.roundtrips`), over the timed rounds only; others record nothing.
+:mod:`mgmtbench.clients.roundtrips`), over the timed rounds only; others record nothing. The
+client's CPU per command over the timed rounds (``client_cpu_ms_per_command``: this process and
+the client processes it starts, the lab's and the tap's set apart, :mod:`mgmtbench.testing.clientcpu`)
+is recorded wherever the devices run outside this process.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from mgmtbench.emulator.oracle import show_commands
 from mgmtbench.errors import UsageError
 from mgmtbench.lab import LinkCounters
 from mgmtbench.testing import Driver, record, timing_info
+from mgmtbench.testing.clientcpu import client_cpu_seconds
 from mgmtbench.testing.netconf import netconf_output_check, netconf_unsupported
 from mgmtbench.testing.sites import Site
 
@@ -113,7 +117,13 @@ def test_transport_mode(benchmark: BenchmarkFixture, site_for: Callable[[str], S
         # RTT meanwhile (ICMP, taken out of the packet counts below).
         with site.wire_tap(probe=True) as tap, site.rounds(sessions) as before_round:
             before, trips_before = site.counters(), counter.trips if counter else 0
+            apart = site.process_pids()  # None: the devices are threads of this process
+            if apart is not None and tap.pid is not None:
+                apart = [*apart, tap.pid]
+            cpu_before = None if apart is None else client_cpu_seconds(apart)
             benchmark.pedantic(one_round, setup=before_round, rounds=rounds, iterations=1)
+            cpu = None if apart is None or cpu_before is None else (
+                client_cpu_seconds(apart) - cpu_before)
             after = site.counters()
             app_trips = counter.trips - trips_before if counter else None
     finally:
@@ -139,4 +149,6 @@ def test_transport_mode(benchmark: BenchmarkFixture, site_for: Callable[[str], S
            **(wire.per_iteration(rounds) if wire else {}),
            **({} if app_trips is None else
               {"app_rtts_per_iteration": round(app_trips / rounds, 1)}),
+           **({} if cpu is None else
+              {"client_cpu_ms_per_command": round(1000 * cpu / (rounds * commands), 3)}),
            **(site.under_load(wire.link_rtt()) if wire else {}))

@@ -148,6 +148,10 @@ class LabChain:
         """The processes serving the devices."""
         return self.labs[-1].device_pids()
 
+    def process_pids(self) -> list[int] | None:
+        """Every link's processes (hop services such as the proxy included)."""
+        return sorted({pid for lab in self.labs for pid in lab.process_pids() or []})
+
     def check(self) -> None:
         """Every link's watchdog (:meth:`Lab.check`): a dead delay line, echo server, device
         process or hop service (the proxy) raises ``LabError`` naming it."""

@@ -149,6 +149,10 @@ class LabLike(Protocol):
     def device_pids(self) -> list[int]:
         """Host-visible pids of the processes serving the devices."""
 
+    def process_pids(self) -> list[int] | None:
+        """Every process the lab runs on this host (devices, delay lines, echo servers), so a
+        client's CPU can be told from the lab's; None if the devices run inside this process."""
+
     def check(self) -> None:
         """Raise ``LabError`` if a process the lab depends on has died (its watchdog)."""
 

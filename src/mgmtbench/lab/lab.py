@@ -197,6 +197,11 @@ class Lab:
         each device container's main process."""
         return self.runtime.device_pids()
 
+    def process_pids(self) -> list[int] | None:
+        """Every process the lab started (its state's record) and those serving its devices."""
+        recorded = self.state.pids if self.state is not None else []
+        return sorted({*recorded, *self.device_pids()})
+
     def counters(self) -> LinkCounters:
         """The host interface's kernel counters (tx: towards the devices); :meth:`check` first,
         so counters taken around a benchmark's timed part fail it if the lab died meanwhile."""

@@ -81,6 +81,10 @@ class LocalLab:
         """None of its own: the emulator runs in a thread of this process."""
         return []
 
+    def process_pids(self) -> list[int] | None:
+        """None: the devices are threads of this process."""
+        return None
+
     def check(self) -> None:
         """Nothing to watch: its servers are threads of this process, with no link between."""
 

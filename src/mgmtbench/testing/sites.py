@@ -80,6 +80,10 @@ class Site(Protocol):
     def device_pids(self) -> list[int]:
         """Host-visible pids serving the devices (none for real devices)."""
 
+    def process_pids(self) -> list[int] | None:
+        """Every process the site runs on this host besides the client's (none for real
+        devices); None if its devices run inside this process."""
+
     def device_count(self) -> int:
         """How many devices the site has."""
 
@@ -157,6 +161,10 @@ class LabSite:
     def device_pids(self) -> list[int]:
         """The processes serving the lab's devices."""
         return self.lab.device_pids()
+
+    def process_pids(self) -> list[int] | None:
+        """The lab's processes (None: its devices are threads of this process)."""
+        return self.lab.process_pids()
 
     def device_count(self) -> int:
         """The lab's devices."""
@@ -304,6 +312,11 @@ class InventorySite:
 
     def device_pids(self) -> list[int]:
         """None: the devices are not ours."""
+        return []
+
+    def process_pids(self) -> list[int] | None:
+        """The lab's processes when the hosts sit behind a running lab's link are not this
+        process's descendants: nothing to set apart."""
         return []
 
     def device_count(self) -> int:
