@@ -13,7 +13,7 @@ import pandas as pd
 
 from mgmtbench.errors import ResultsError
 from mgmtbench.lab.facts import LOOPBACK
-from mgmtbench.results import study, study_netconf
+from mgmtbench.results import every_transport, study, study_netconf
 from mgmtbench.results.charts import bars_per_profile, time_vs_commands, time_vs_rtt
 from mgmtbench.results.compare import KEYS as COMPARED_BY
 from mgmtbench.results.compare import speedups
@@ -48,7 +48,8 @@ def render(frame: pd.DataFrame, context: ReportContext) -> Section:
                   "", markdown_table(group[[c for c in COLUMNS if c in group]]), ""]
     lines += study.render(frame)
     lines += _netconf(frame)
-    charts = _charts(frame, context.out)
+    lines += _every_transport(frame)
+    charts = _charts(frame, context.out) + every_transport.charts(frame, context.out)
     lines += ["## Charts", "", *[f"![{c.stem}]({c.name})" for c in charts], ""]
     return Section(lines, charts)
 
@@ -70,6 +71,23 @@ def _netconf(frame: pd.DataFrame) -> list[str]:
              "`(yang)` rows carry modelled data, which the study does not.", ""]
     for profile, table in tables.items():
         lines += [f"### {profile}", "", markdown_table(table, floats="{:.2f}"), ""]
+    return lines
+
+
+def _every_transport(frame: pd.DataFrame) -> list[str]:
+    """The fastest way of each transport and payload, per profile (nothing if the run has one
+    transport)."""
+    tables = every_transport.tables(frame)
+    if not tables:
+        return []
+    lines = ["## Every transport on the same work", "",
+             "Per transport and payload, its fastest client and mode: median ms, time in RTTs, "
+             "the speed-up against the best ssh pty-fresh (a PTY session per device), bytes and "
+             "packets per iteration on the link, and the client's CPU per command (where the "
+             "devices ran outside the benchmark's process). `(yang)`: modelled data instead of "
+             "the CLI's text.", ""]
+    for title, table in tables.items():
+        lines += [f"### {title}", "", markdown_table(table, floats="{:.2f}"), ""]
     return lines
 
 
