@@ -62,10 +62,10 @@ def _context(target: Target) -> ssl.SSLContext:
     return ssl.create_default_context(cafile=str(target.ca_file))
 
 
-def _body(response: httpx.Response) -> str:
+def _body(name: str, response: httpx.Response) -> str:
     if response.status_code not in (200, 204):
         error = AuthenticationFailed if response.status_code == 401 else ClientError
-        raise error(f"httpx-restconf: {response.request.method} {response.request.url.path} "
+        raise error(f"{name}: {response.request.method} {response.request.url.path} "
                     f"-> {response.status_code} {response.text.strip()[:300]}")
     return response.text
 
@@ -104,7 +104,7 @@ class _Restconf:
         return path, body, {"Content-Type": requests.PATCH_JSON, "Accept": requests.JSON}
 
     def _output(self, response: httpx.Response, patched: bool = False) -> str:
-        text = _body(response)
+        text = _body(self.name, response)
         if self.http2 and response.http_version != "HTTP/2":
             raise ClientError(f"{self.name}: the device answered over {response.http_version}, "
                               "not HTTP/2")
@@ -143,7 +143,7 @@ class HttpxRestconfClient(_Restconf, TranslatedClient):
             self._ssl = _context(self.target)
             if self.mode in _KEPT:
                 self._client = self._new_client()
-                _body(self._client.get(requests.WARMUP))
+                _body(self.name, self._client.get(requests.WARMUP))
 
     def _run(self, commands: list[str]) -> str:
         if self.mode == "batch-patch":
@@ -210,15 +210,19 @@ class HttpxRestconfAsyncClient(_Restconf, AsyncClient):
 
     async def setup(self) -> None:
         """Untimed: the TLS context; for the kept modes the connection (a first GET)."""
-        async with self._translating():
-            self._ssl = _context(self.target)
-            if self.mode in _KEPT:
-                self._client = self._new_client()
-                response = await self._client.get(requests.WARMUP)
-                _body(response)
-                if self._h2 and response.http_version != "HTTP/2":
-                    raise ClientError(f"{self.name}: h2-multiplex: the device answered over "
-                                      f"{response.http_version}, not HTTP/2")
+        try:
+            async with self._translating():
+                self._ssl = _context(self.target)
+                if self.mode in _KEPT:
+                    self._client = self._new_client()
+                    response = await self._client.get(requests.WARMUP)
+                    _body(self.name, response)
+                    if self._h2 and response.http_version != "HTTP/2":
+                        raise ClientError(f"{self.name}: h2-multiplex: the device answered "
+                                          f"over {response.http_version}, not HTTP/2")
+        except BaseException:
+            await self.teardown()
+            raise
 
     async def run(self, commands: list[str]) -> str:
         """One iteration: the commands' outputs, concatenated in order."""
