@@ -359,7 +359,9 @@ class RestconfApi:
         after = copy.deepcopy(before)
         for item in found:  # every edit on one copy: the patch is all or nothing
             try:
-                config = self._patch_config(state, base, item, kind)
+                config = self._patch_config(state, base, item, kind, after)
+                if config is None:
+                    continue
                 try:
                     edit(after, config, "merge", keys)
                 except EditError as exc:
@@ -376,7 +378,9 @@ class RestconfApi:
                       patch.status(patch_id, kind))
 
     def _patch_config(self, state: _DeviceState, base: list[Step], item: patch.Edit,
-                      kind: str) -> etree._Element:
+                      kind: str, current: etree._Element) -> etree._Element | None:
+        """The ``<config>`` that makes one edit (None: nothing to do, a ``remove`` of what is
+        not there)."""
         keys = state.keys
         relative = item.target.strip("/")
         steps = base + (parse(relative, base[-1].module if base else None) if relative else [])
@@ -387,6 +391,13 @@ class RestconfApi:
         _keyed_ancestors(steps, keys)
         config = etree.Element("config")
         if item.operation in ("delete", "remove"):
+            # NETCONF's edit would make the missing ancestors of a node it deletes: what is
+            # not there is settled here (delete: data-missing; remove: nothing to do).
+            if not select(list(current), steps, keys):
+                if item.operation == "remove":
+                    return None
+                raise RestconfError("data-missing", "the data to delete does not exist",
+                                    path=instance(steps, keys))
             skeleton(config, steps, keys).set(OPERATION, item.operation)
             return config
         assert item.value is not None

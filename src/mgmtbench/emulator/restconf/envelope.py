@@ -101,10 +101,10 @@ def _lines(text: str) -> list[str]:
 
 
 def refused(commands: Sequence[str], outputs: Sequence[str]) -> RestconfError | None:
-    """``operation-failed`` for the first command the CLI refused (its output starts with
-    ``%``), else None."""
+    """``operation-failed`` for the first command the CLI refused (a line of its output starts
+    with ``% ``, IOS's error mark), else None."""
     for command, output in zip(commands, outputs, strict=False):
-        if output.lstrip().startswith("%"):
+        if any(line.startswith("% ") for line in output.splitlines()):
             return RestconfError("operation-failed", f"{command}: {output.strip()[:200]}",
                                  status=400)
     return None
