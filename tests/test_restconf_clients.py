@@ -50,7 +50,9 @@ def device(restconf_emulator: EmulatorThread) -> DeviceEndpoint:
 
 @pytest.fixture(scope="session")
 def target(restconf_emulator: EmulatorThread, device: DeviceEndpoint) -> Target:
-    assert device.https_port and device.ssh_port and device.netconf_port
+    assert device.https_port
+    assert device.ssh_port
+    assert device.netconf_port
     tls = restconf_emulator.emulator.tls
     assert tls is not None
     login = Login(username="admin", password="admin", enable_secret="admin")
@@ -197,5 +199,5 @@ def test_wrong_password_is_a_client_error(name: str, mode: str, target: Target) 
 def test_a_refused_patch_is_a_client_error(target: Target) -> None:
     """An IOS device refuses juniper_junos's interface (it has none): the YANG Patch fails."""
     junos = replace(target, platform="juniper_junos")
-    with pytest.raises(ClientError, match="^httpx-restconf: "):
+    with pytest.raises(ClientError, match=r"^httpx-restconf: "):
         drive(make("httpx-restconf", junos, "batch-patch", "yang"), ["show version"], rounds=1)

@@ -41,7 +41,7 @@ def client(request: pytest.FixtureRequest, emu: EmulatorThread) -> Iterator[http
     endpoint = emu.endpoints[0]
     with https_client(emu, http2=request.param == "h2") as made:
         made.auth = ("admin", "admin")
-        made.base_url = f"https://{endpoint.host}:{endpoint.https_port}"  # type: ignore[assignment]
+        made.base_url = f"https://{endpoint.host}:{endpoint.https_port}"
         first = made.get("/.well-known/host-meta")
         assert first.http_version == ("HTTP/2" if request.param == "h2" else "HTTP/1.1")
         yield made
@@ -67,7 +67,9 @@ def test_host_meta_points_at_restconf(client: httpx.Client) -> None:
     assert response.headers["content-type"] == "application/xrd+xml"
     link = etree.fromstring(response.content).find(
         "{http://docs.oasis-open.org/ns/xri/xrd-1.0}Link")
-    assert link is not None and link.get("rel") == "restconf" and link.get("href") == "/restconf"
+    assert link is not None
+    assert link.get("rel") == "restconf"
+    assert link.get("href") == "/restconf"
 
 
 def test_root_library_version_and_operations(client: httpx.Client) -> None:
@@ -123,7 +125,8 @@ def test_xml_by_accept_and_valid(client: httpx.Client) -> None:
     assert root.tag == f"{{{IF}}}interfaces"
     validator().validate_xml(root, config_only=False, complete=False)
     whole = etree.fromstring(client.get(DATA, headers={"Accept": XML}).content)
-    assert whole.tag == f"{{{RC}}}data" and len(whole) >= 5
+    assert whole.tag == f"{{{RC}}}data"
+    assert len(whole) >= 5
 
 
 def test_a_leaf(client: httpx.Client) -> None:
@@ -136,7 +139,8 @@ def test_depth(client: httpx.Client) -> None:
     assert one == {"ietf-interfaces:interfaces": {}}
     two = client.get(f"{DATA}/ietf-interfaces:interfaces?depth=2").json()
     entries = two["ietf-interfaces:interfaces"]["interface"]
-    assert entries and all(set(e) == {"name"} for e in entries)  # keys only: depth 2
+    assert entries
+    assert all(set(e) == {"name"} for e in entries)
     three = client.get(f"{DATA}/ietf-interfaces:interfaces?depth=3").json()
     assert "description" in three["ietf-interfaces:interfaces"]["interface"][1]
     assert "in-octets" not in json.dumps(three)
@@ -156,8 +160,11 @@ def test_content_config_nonconfig_all(client: httpx.Client) -> None:
     config = client.get(f"{ENTRY}?content=config").json()["ietf-interfaces:interface"][0]
     state = client.get(f"{ENTRY}?content=nonconfig").json()["ietf-interfaces:interface"][0]
     everything = client.get(f"{ENTRY}?content=all").json()["ietf-interfaces:interface"][0]
-    assert "description" in config and "oper-status" not in config
-    assert "oper-status" in state and "description" not in state and state["name"] == GI
+    assert "description" in config
+    assert "oper-status" not in config
+    assert "oper-status" in state
+    assert "description" not in state
+    assert state["name"] == GI
     assert {"description", "oper-status"} <= set(everything)
     assert "ietf-yang-library:yang-library" not in client.get(
         f"{DATA}?content=config&depth=2").json()["ietf-restconf:data"]
@@ -167,7 +174,8 @@ def test_with_defaults_values(client: httpx.Client) -> None:
     for value in ("report-all", "trim", "explicit", "report-all-tagged"):
         assert client.get(f"{ENTRY}?with-defaults={value}").status_code == 200
     bad = client.get(f"{ENTRY}?with-defaults=sometimes")
-    assert bad.status_code == 400 and _error(bad)["error-tag"] == "invalid-value"
+    assert bad.status_code == 400
+    assert _error(bad)["error-tag"] == "invalid-value"
 
 
 @pytest.mark.parametrize(("url", "headers", "status", "tag"), [
@@ -185,7 +193,8 @@ def test_read_errors(client: httpx.Client, url: str, headers: dict[str, str], st
     assert reply.status_code == status
     error = _error(reply)
     assert error["error-tag"] == tag
-    assert error["error-type"] in ("protocol", "application") and error["error-message"]
+    assert error["error-type"] in ("protocol", "application")
+    assert error["error-message"]
     if status == 404:
         assert error["error-path"] == "/ietf-interfaces:interfaces/interface[name='Nope']"
 
@@ -200,7 +209,8 @@ def test_errors_in_xml(client: httpx.Client) -> None:
 
 def test_unsupported_method_and_body_type(client: httpx.Client) -> None:
     reply = client.request("TRACE", ENTRY)
-    assert reply.status_code == 405 and "PATCH" in reply.headers["allow"]
+    assert reply.status_code == 405
+    assert "PATCH" in reply.headers["allow"]
     wrong = client.put(f"{ENTRY}/description", content=b"x",
                        headers={"Content-Type": "text/plain"})
     assert wrong.status_code == 415
@@ -266,7 +276,8 @@ def test_post_creates_and_a_second_post_is_data_exists(emu: EmulatorThread,
     assert made.headers["location"].endswith(f"/interface={name}")
     assert f"interface {name}\n description rc-post\n" in running_config(emu)
     twice = client.post(f"{DATA}/ietf-interfaces:interfaces", json=body)
-    assert twice.status_code == 409 and _error(twice)["error-tag"] == "data-exists"
+    assert twice.status_code == 409
+    assert _error(twice)["error-tag"] == "data-exists"
 
 
 @pytest.mark.parametrize(("body", "status", "tag"), [
@@ -303,12 +314,14 @@ def test_etag_if_match_and_if_unmodified_since(client: httpx.Client) -> None:
     stale = client.put(f"{_entry(name)}/description",
                        json={"ietf-interfaces:description": "rc-etag-2"},
                        headers={"If-Match": tag})
-    assert stale.status_code == 412 and _error(stale)["error-tag"] == "operation-failed"
+    assert stale.status_code == 412
+    assert _error(stale)["error-tag"] == "operation-failed"
     old = client.put(f"{_entry(name)}/description",
                      json={"ietf-interfaces:description": "rc-etag-3"},
                      headers={"If-Unmodified-Since": "Mon, 01 Jan 2001 00:00:00 GMT"})
     assert old.status_code == 412
-    assert modified and client.get(f"{_entry(name)}/description").json() == {
+    assert modified
+    assert client.get(f"{_entry(name)}/description").json() == {
         "ietf-interfaces:description": f"rc-etag-1-{version}"}
 
 
@@ -362,7 +375,8 @@ def test_the_study_cli_get_json_and_xml(client: httpx.Client) -> None:
     want = expected_output("cisco_ios", "R1", "198.18.0.1", ["show version"])
     reply = client.get(f"{DATA}/cli:show/version", headers={"Accept": JSON})
     assert reply.headers["content-type"] == JSON
-    assert reply.content.endswith(b"}}\n") and reply.content.startswith(b'{"cli:output":')
+    assert reply.content.endswith(b"}}\n")
+    assert reply.content.startswith(b'{"cli:output":')
     assert same_output("cisco_ios", reply.json()["cli:output"]["response"], want)
     xml = client.get(f"{DATA}/cli:show/version", headers={"Accept": XML})
     assert xml.content.startswith(b'<?xml version="1.0" encoding="UTF-8"?>\n<output xmlns="urn:cli">')
@@ -382,4 +396,5 @@ def test_the_study_batch_patch(client: httpx.Client) -> None:
     assert shaped.status_code == 200
     refused = client.patch(f"{DATA}/", content=b"show nonsense-here\n",
                            headers={"Content-Type": "application/yang-patch+json"})
-    assert refused.status_code == 400 and _error(refused)["error-tag"] == "operation-failed"
+    assert refused.status_code == 400
+    assert _error(refused)["error-tag"] == "operation-failed"

@@ -47,7 +47,7 @@ from mgmtbench.errors import ClientError, MissingLibrary, UsageError
 from mgmtbench.targets import Auth, Service, SshAlgorithms, Target
 
 __all__ = ["ALGORITHM_FIELDS", "HTTPS_MODES", "KEPT_SHELL", "KEPT_VARIANTS", "NETCONF_MODES",
-           "PAYLOADS", "RESTCONF_MODES", "PTY_MODES",
+           "PAYLOADS", "PTY_MODES", "RESTCONF_MODES",
            "REUSING_MODES", "SSH_MODES", "STUDY_MODES", "AnyClient",
            "AsyncClient", "Client", "ClientError", "MissingLibrary", "Target", "TranslatedClient",
            "Transport",

@@ -88,8 +88,8 @@ def add_options(parser: pytest.Parser) -> None:
                          "comma-separated mode names")
     group.addoption("--payloads", default="cli,yang",
                     help="what NETCONF RPCs and RESTCONF requests carry: cli (the study's CLI "
-                         "envelope), yang (modelled data), or both (default: cli,yang); other transports carry "
-                         "CLI text only")
+                         "envelope), yang (modelled data), or both (default: cli,yang); other "
+                         "transports carry CLI text only")
     group.addoption("--concurrency", default=DEFAULT_CONCURRENCY,
                     help="fleet benchmark: comma-separated session counts, each session to its "
                          f"own device (default: {DEFAULT_CONCURRENCY})")

@@ -46,7 +46,8 @@ def restconf_unsupported(platform: str, commands: Sequence[str], mode: str,
 def json_documents(text: str) -> list[Any]:
     """The JSON documents a round's output holds, in order."""
     decoder = json.JSONDecoder()
-    found, position = [], 0
+    found: list[Any] = []
+    position = 0
     while True:
         while position < len(text) and text[position].isspace():
             position += 1

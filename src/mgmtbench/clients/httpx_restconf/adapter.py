@@ -78,7 +78,7 @@ class _Restconf:
     payload: str
     target: Target
     transport = Transport.RESTCONF
-    payloads = requests.PAYLOADS
+    payloads: ClassVar[tuple[str, ...]] = requests.PAYLOADS
     extra = "httpx"
     counts_round_trips = True
     #: HTTP/2 (ALPN ``h2``) for every connection.

@@ -236,10 +236,7 @@ class RestconfApi:
             # The datastore is depth 1: its top-level nodes are depth 2.
             shifted = Query(None if query.depth is None else query.depth - 1, None,
                             query.content, query.with_defaults)
-            if shifted.depth == 0:
-                nodes = []
-            else:
-                nodes = [prune(node, shifted, keys) for node in nodes]
+            nodes = [] if shifted.depth == 0 else [prune(node, shifted, keys) for node in nodes]
         if encoding == "xml":
             return xml_reply(nodes, datastore=not steps)
         return json_reply(state.codec, nodes, steps, keys)

@@ -80,10 +80,10 @@ def batch_commands(body: bytes, encoding: str) -> list[str] | None:
         return _lines(text)
     patch = document.get("ietf-yang-patch:yang-patch") if isinstance(document, dict) else None
     if isinstance(patch, list):  # the study's own shape
-        edits = [e for e in patch if isinstance(e, dict)]
-        if not edits:
+        entries = [e for e in patch if isinstance(e, dict)]
+        if not entries:
             return _lines(text)
-        return [command_of(str(e.get("target", ""))) for e in edits]
+        return [command_of(str(e.get("target", ""))) for e in entries]
     if isinstance(patch, dict):
         edits = patch.get("edit")
         if isinstance(edits, list) and edits and all(
