@@ -28,8 +28,8 @@ from mgmtbench.clients.base import (
     STUDY_MODES,
 )
 from mgmtbench.clients.fleet import FLEET_RUNNERS, fleet_runner
-from mgmtbench.clients.restconf import requests
 from mgmtbench.clients.fleet.adapted import AdaptedFleet
+from mgmtbench.clients.restconf import requests
 from mgmtbench.emulator import EmulatorThread
 from mgmtbench.emulator.oracle import expected_output, stable_output
 from mgmtbench.emulator.ssh.server import SshCounts

@@ -46,6 +46,7 @@ PUBLISHED_P50: dict[int, dict[str, float]] = {
 PUBLISHED_ROUND_TRIPS = {"fresh-conn": 2, "keep-alive": 5, "batch-patch": 1, "json-vs-xml": 5}
 #: Row order: the study's modes, then ours.
 MODES = (*PUBLISHED_ROUND_TRIPS, "h2-multiplex", "conn-per-iteration")
+_ORDER = {mode: index for index, mode in enumerate(MODES)}
 _COLUMNS = ["client", "mode", "median_ms", "clibench_p50_ms", "ratio", "wire_rtts",
             "app_rtts", "clibench_rtts", "packets", "bytes", "vs_pty_fresh"]
 
@@ -91,8 +92,7 @@ def restconf_table(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
                 "bytes": row.get("bytes_per_iteration", float("nan")),
                 "vs_pty_fresh": baseline / median if median else float("nan")})
         ordered = pd.DataFrame(table, columns=_COLUMNS)
-        order = {mode: index for index, mode in enumerate(MODES)}
-        ordered = ordered.assign(_m=ordered["mode"].map(lambda m: order.get(m, len(order))))
+        ordered = ordered.assign(_m=ordered["mode"].map(_ORDER).fillna(len(_ORDER)))
         ordered = ordered.sort_values(["_m", "client"], kind="stable").drop(columns="_m")
         out[str(profile)] = ordered.reset_index(drop=True)
     return out
