@@ -51,9 +51,13 @@ def path_of(command: str) -> str:
 
 def output_json(output: str) -> bytes:
     """The study's JSON reply (Go's ``json.Encoder``: compact, HTML-escaped, a newline)."""
-    text = json.dumps({"cli:output": {"response": output}}, separators=(",", ":"),
-                      ensure_ascii=False)
-    return text.translate(_GO_JSON).encode() + b"\n"
+    if output.isascii():  # the C encoder's fast path; Go's own escapes on top
+        text = json.dumps(output)
+        if "<" in text or ">" in text or "&" in text:
+            text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    else:  # Go keeps UTF-8 as it is
+        text = json.dumps(output, ensure_ascii=False).translate(_GO_JSON)
+    return ('{"cli:output":{"response":' + text + "}}\n").encode()
 
 
 def output_xml(output: str) -> bytes:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from mgmtbench.emulator.restconf.errors import RestconfError
 
 JSON = "application/yang-data+json"
@@ -33,6 +35,7 @@ def _types(header: str) -> list[tuple[str, float]]:
     return found
 
 
+@lru_cache(maxsize=64)
 def reply_encoding(accept: str | None, default: str = "json") -> str:
     """``json`` or ``xml`` for an ``Accept`` header (``default`` without one);
     ``406`` (:class:`RestconfError`) if it names neither."""
