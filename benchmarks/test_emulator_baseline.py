@@ -6,6 +6,8 @@
   Python client: an exec on a kept SSH connection, a fresh connection + exec, an HTTPS keep-alive
   GET; per operation the emulator's time, the Go server's and their ratio (target <= 1.2), and
   each server's CPU time per operation.
+- Against clibench's Go RESTCONF server (``--peer-restconf-server PATH``), through the same httpx
+  client: a GET of the study's envelope on a warm connection (target <= 1.2).
 """
 
 from __future__ import annotations
@@ -453,3 +455,113 @@ def test_netconf_get_against_go_server(
               f"the {PEER_TARGET} target); server CPU per request {cpu_ms[ours.name]:.3f} vs "
               f"{cpu_ms[go.name]:.3f} ms ({cpu_ratio:.1f}x); median of {PEER_ROUNDS} rounds of "
               f"{NETCONF_BATCH}")
+
+
+# --- RESTCONF: the emulator's RESTCONF against clibench's Go RESTCONF server ------------------
+
+RESTCONF_BATCH = 100
+RESTCONF_PATH = "/restconf/data/cli:show/version"  # the study's envelope of PEER_COMMAND
+
+
+@dataclass
+class RestconfPeer:
+    """One RESTCONF server: its process, HTTPS port, and the client kept on it."""
+
+    name: str
+    process: subprocess.Popen[str]
+    port: int
+    http: httpx.AsyncClient | None = None
+
+    def cpu_seconds(self) -> float:
+        return procfs.threads_cpu_seconds(self.process.pid)
+
+    async def get(self) -> str:
+        """One GET of the study's envelope (JSON) on the kept connection; its CLI text."""
+        assert self.http is not None
+        response = await self.http.get(f"https://127.0.0.1:{self.port}{RESTCONF_PATH}",
+                                       headers={"Accept": "application/yang-data+json"})
+        assert response.status_code == 200, f"{self.name}: {response.status_code}"
+        return str(response.json()["cli:output"]["response"])
+
+
+@pytest.fixture(scope="module")
+def restconf_pair(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+                  ) -> Iterator[tuple[asyncio.AbstractEventLoop, RestconfPeer, RestconfPeer]]:
+    """The emulator's RESTCONF (on its HTTPS port) and the Go RESTCONF server, each with a kept
+    HTTP/1.1 connection of one httpx client on one loop."""
+    binary = request.config.getoption("--peer-restconf-server")
+    if not binary:
+        pytest.skip("no Go RESTCONF server to compare with: build clibench's internal/"
+                    "restconfserver (v0.8) outside this repository behind a small main and give "
+                    "its path with --peer-restconf-server PATH or MGMTBENCH_PEER_RESTCONF_SERVER")
+    if not os.access(binary, os.X_OK):
+        pytest.skip(f"--peer-restconf-server {binary}: not an executable file")
+    loop = asyncio.new_event_loop()
+    peers: list[RestconfPeer] = []
+    tls = ssl.create_default_context()
+    tls.check_hostname, tls.verify_mode = False, ssl.CERT_NONE  # both certificates made up
+    try:
+        process, _, https_port = _serve_mgmtbench()
+        peers.append(RestconfPeer("mgmtbench", process, https_port))
+        peers[0].http = httpx.AsyncClient(verify=tls, auth=(USERNAME, PASSWORD))
+        ours = loop.run_until_complete(peers[0].get())
+        transcripts = tmp_path_factory.mktemp("peer-restconf-transcripts")
+        (transcripts / f"{PEER_COMMAND.replace(' ', '_')}.txt").write_text(ours)
+        peers.append(RestconfPeer("go", *_serve_netconf_peer(str(binary), transcripts)))
+        peers[1].http = httpx.AsyncClient(verify=tls, auth=(USERNAME, PASSWORD))
+        yield loop, peers[0], peers[1]
+    finally:
+        for peer in peers:
+            if peer.http is not None:
+                loop.run_until_complete(peer.http.aclose())
+            _stop(peer.process)
+        loop.close()
+
+
+def test_restconf_get_against_go_server(
+        benchmark: BenchmarkFixture, capsys: pytest.CaptureFixture[str],
+        restconf_pair: tuple[asyncio.AbstractEventLoop, RestconfPeer, RestconfPeer]) -> None:
+    """A RESTCONF GET (the study's CLI envelope, ``show version``, JSON) on a warm connection:
+    the emulator's time per request, the Go server's, their ratio (median of the rounds'),
+    and each server's CPU time per request."""
+    loop, ours, go = restconf_pair
+    expected = loop.run_until_complete(ours.get())
+    times: dict[str, list[float]] = {ours.name: [], go.name: []}
+    cpu: dict[str, list[float]] = {ours.name: [], go.name: []}
+
+    async def timed(peer: RestconfPeer) -> None:
+        before_cpu = peer.cpu_seconds()
+        start = time.perf_counter()
+        for _ in range(RESTCONF_BATCH):
+            output = await peer.get()
+        times[peer.name].append((time.perf_counter() - start) / RESTCONF_BATCH)
+        cpu[peer.name].append((peer.cpu_seconds() - before_cpu) / RESTCONF_BATCH)
+        assert same_output("cisco_ios", output, expected), f"{peer.name}: other text"
+
+    def one_round() -> None:
+        pair = (ours, go) if len(times[ours.name]) % 2 == 0 else (go, ours)
+        for peer in pair:
+            loop.run_until_complete(timed(peer))
+
+    for peer in (ours, go):
+        for _ in range(RESTCONF_BATCH):
+            loop.run_until_complete(peer.get())
+    benchmark.group = "same Python client: mgmtbench vs Go RESTCONF server, 0 ms"
+    benchmark.pedantic(one_round, rounds=PEER_ROUNDS, warmup_rounds=0)
+    ms = {name: statistics.median(values) * 1000 for name, values in times.items()}
+    cpu_ms = {name: statistics.median(values) * 1000 for name, values in cpu.items()}
+    ratio = statistics.median(a / b for a, b in zip(times[ours.name], times[go.name],
+                                                     strict=True))
+    cpu_ratio = cpu_ms[ours.name] / max(cpu_ms[go.name], 1e-9)
+    record(benchmark, "emulator-vs-go", op="restconf-get-kept", client="httpx",
+           profile="local", rounds=PEER_ROUNDS, batch=RESTCONF_BATCH,
+           mgmtbench_ms=round(ms[ours.name], 3), go_ms=round(ms[go.name], 3),
+           ratio=round(ratio, 2), mgmtbench_cpu_ms=round(cpu_ms[ours.name], 3),
+           go_cpu_ms=round(cpu_ms[go.name], 3), cpu_ratio=round(cpu_ratio, 2),
+           target_ratio=PEER_TARGET)
+    with capsys.disabled():
+        print(f"\nrestconf-get-kept: mgmtbench {ms[ours.name]:.3f} ms, Go {ms[go.name]:.3f} ms "
+              f"per request, ratio {ratio:.2f} ({'within' if ratio <= PEER_TARGET else 'over'} "
+              f"the {PEER_TARGET} target); server CPU per request {cpu_ms[ours.name]:.3f} vs "
+              f"{cpu_ms[go.name]:.3f} ms ({cpu_ratio:.1f}x); median of {PEER_ROUNDS} rounds of "
+              f"{RESTCONF_BATCH}")

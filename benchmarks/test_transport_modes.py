@@ -44,6 +44,7 @@ from mgmtbench.lab import LinkCounters
 from mgmtbench.testing import Driver, record, timing_info
 from mgmtbench.testing.clientcpu import client_cpu_seconds
 from mgmtbench.testing.netconf import netconf_output_check, netconf_unsupported
+from mgmtbench.testing.restconf import restconf_output_check, restconf_unsupported
 from mgmtbench.testing.sites import Site
 
 PLATFORM = "cisco_ios"
@@ -53,6 +54,11 @@ PLATFORM = "cisco_ios"
 TARGET_SECONDS = float(os.environ.get("MGMTBENCH_ROUND_SECONDS", "1.5"))
 MIN_ROUNDS, MAX_ROUNDS = 3, 30
 SLOW_ROUND, SLOW_ROUNDS = 1.0, 2
+
+
+#: The transports that carry modelled data too: why a benchmark cannot run, and its check.
+_MODELLED = {Transport.NETCONF: (netconf_unsupported, netconf_output_check),
+             Transport.RESTCONF: (restconf_unsupported, restconf_output_check)}
 
 
 def round_count(one_round: float) -> int:
@@ -83,11 +89,12 @@ def test_transport_mode(benchmark: BenchmarkFixture, site_for: Callable[[str], S
     reason = site.refused(cmds)  # inventory hosts: show commands only, unless --allow-config
     if reason:
         pytest.skip(reason)
-    if cls.transport is Transport.NETCONF:
-        reason = netconf_unsupported(target.platform, cmds, mode, payload)
+    if cls.transport in _MODELLED:
+        unsupported, output_check = _MODELLED[cls.transport]
+        reason = unsupported(target.platform, cmds, mode, payload)
         if reason:
             pytest.skip(reason)
-        check = netconf_output_check(site, target, cmds, mode, payload)
+        check = output_check(site, target, cmds, mode, payload)
     else:
         check = site.output_check(target, cmds)
     client_under_test = cls(target, mode, payload)

@@ -23,11 +23,13 @@ from mgmtbench.clients.base import (
     KEPT_SHELL,
     KEPT_VARIANTS,
     NETCONF_MODES,
+    RESTCONF_MODES,
     SSH_MODES,
     STUDY_MODES,
 )
 from mgmtbench.clients.fleet import FLEET_RUNNERS, fleet_runner
 from mgmtbench.clients.fleet.adapted import AdaptedFleet
+from mgmtbench.clients.restconf import requests
 from mgmtbench.emulator import EmulatorThread
 from mgmtbench.emulator.oracle import expected_output, stable_output
 from mgmtbench.emulator.ssh.server import SshCounts
@@ -42,6 +44,7 @@ PAIRS = pairs()
 SSH_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.SSH]
 HTTPS_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.HTTPS]
 NETCONF_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.NETCONF]
+RESTCONF_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.RESTCONF]
 
 #: Per iteration with N commands: (TCP connections, exec requests, PTY shells).
 SSH_PER_ITERATION = {
@@ -77,11 +80,25 @@ NETCONF_PER_ITERATION = {
 }
 
 
+#: Per iteration with N commands (the study's, clibench v0.8, then ours): new TCP connections
+#: to the HTTPS port.
+RESTCONF_CONNECTIONS_PER_ITERATION = {
+    "fresh-conn": N,  # a new TCP + TLS connection for every GET, as the study's client dials
+    "keep-alive": 0,
+    "batch-patch": 0,  # one PATCH on the warm connection
+    "json-vs-xml": 0,
+    "h2-multiplex": 0,
+    "conn-per-iteration": 1,
+}
+
+
 def test_every_mode_has_an_expectation() -> None:
     assert set(SSH_PER_ITERATION) == set(SSH_MODES)
     assert set(HTTPS_CONNECTIONS_PER_ITERATION) == set(HTTPS_MODES)
     assert set(NETCONF_PER_ITERATION) == set(NETCONF_MODES)
-    assert set(SSH_MODES) | set(HTTPS_MODES) | set(NETCONF_MODES) >= STUDY_MODES
+    assert set(RESTCONF_CONNECTIONS_PER_ITERATION) == set(RESTCONF_MODES)
+    assert (set(SSH_MODES) | set(HTTPS_MODES) | set(NETCONF_MODES)
+            | set(RESTCONF_MODES)) >= STUDY_MODES
     assert not STUDY_MODES & KEPT_VARIANTS
 
 
@@ -241,6 +258,25 @@ def test_https_mode_opens_what_its_name_says(name: str, mode: str, ios_target: T
     assert [stable(o) for o in outputs] == [stable(expected())] * ROUNDS
     start, end = seen
     assert (end - start) / ROUNDS == HTTPS_CONNECTIONS_PER_ITERATION[mode]
+
+
+@pytest.mark.parametrize(("name", "mode"), RESTCONF_PAIRS,
+                         ids=[f"{c}-{m}" for c, m in RESTCONF_PAIRS])
+def test_restconf_mode_opens_what_its_name_says(name: str, mode: str, ios_target: Target,
+                                                https_proxy: CountingProxy) -> None:
+    cls = adapter(name)
+    if hint := cls.missing():
+        pytest.fail(hint)
+    target = replace(ios_target, https_port=https_proxy.port)
+    seen: list[int] = []
+    outputs = iterations(cls(target, mode, "cli"), lambda: seen.append(https_proxy.accepted),
+                         lambda: seen.append(https_proxy.accepted))
+    if mode == "batch-patch":  # the study's batch answers its status, not the outputs
+        assert outputs == [requests.batch_ok("cli")] * ROUNDS
+    else:
+        assert [stable(o) for o in outputs] == [stable(expected())] * ROUNDS
+    start, end = seen
+    assert (end - start) / ROUNDS == RESTCONF_CONNECTIONS_PER_ITERATION[mode]
 
 
 @pytest.mark.parametrize("name", list(FLEET_RUNNERS))

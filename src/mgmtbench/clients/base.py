@@ -47,7 +47,7 @@ from mgmtbench.errors import ClientError, MissingLibrary, UsageError
 from mgmtbench.targets import Auth, Service, SshAlgorithms, Target
 
 __all__ = ["ALGORITHM_FIELDS", "HTTPS_MODES", "KEPT_SHELL", "KEPT_VARIANTS", "NETCONF_MODES",
-           "PAYLOADS", "PTY_MODES",
+           "PAYLOADS", "PTY_MODES", "RESTCONF_MODES",
            "REUSING_MODES", "SSH_MODES", "STUDY_MODES", "AnyClient",
            "AsyncClient", "Client", "ClientError", "MissingLibrary", "Target", "TranslatedClient",
            "Transport",
@@ -59,6 +59,7 @@ class Transport(StrEnum):
     SSH = "ssh"
     HTTPS = "https"
     NETCONF = "netconf"
+    RESTCONF = "restconf"
 
 
 # Mode names as they appear in test ids and in the JSON results. The names the published study
@@ -72,12 +73,20 @@ HTTPS_MODES = ("fresh-conn", "keep-alive", "batch-post", "multi-cmd", "tls-resum
 #: session per iteration; a kept session, one RPC per command; every command's RPC sent before
 #: any reply is read, on a kept session; one edit-config, then a commit, on a kept session.
 NETCONF_MODES = ("fresh-session", "reuse-session", "batch-rpc", "edit-commit")
-#: What a NETCONF RPC carries: the study's CLI envelope, or modelled (YANG) data
-#: (:mod:`mgmtbench.clients.netconf.rpcs`). Other transports carry CLI text only.
+#: RESTCONF's modes: the study's four (clibench v0.8: a new TCP+TLS connection per request; one
+#: kept connection, one GET per command; one YANG Patch carrying every command on a kept
+#: connection; keep-alive asking for XML), then ours: every command's GET in flight at once on
+#: one HTTP/2 connection, and one new connection per iteration kept for its commands.
+RESTCONF_MODES = ("fresh-conn", "keep-alive", "batch-patch", "json-vs-xml", "h2-multiplex",
+                  "conn-per-iteration")
+#: What a NETCONF RPC or a RESTCONF request carries: the study's CLI envelope, or modelled
+#: (YANG) data (:mod:`mgmtbench.clients.netconf.rpcs`, :mod:`mgmtbench.clients.restconf.
+#: requests`). Other transports carry CLI text only.
 PAYLOADS = ("cli", "yang")
-#: The study's mode names (SSH, HTTPS and NETCONF).
+#: The study's mode names (SSH, HTTPS, NETCONF and RESTCONF).
 STUDY_MODES = frozenset({"fresh-conn", "reuse-conn", "batch-exec", "pty-fresh", "pty-reuse",
-                         "keep-alive", "batch-post", "multi-cmd", *NETCONF_MODES})
+                         "keep-alive", "batch-post", "multi-cmd", *NETCONF_MODES,
+                         "batch-patch", "json-vs-xml"})
 #: Our variants that keep what a study name meant here before (issue 12): a shell kept across
 #: iterations, and an HTTPS connection made per iteration. Benchmarked with ``--modes all``.
 KEPT_VARIANTS = frozenset({"pty-kept", "conn-per-iteration", "batch-post-fresh",
@@ -89,7 +98,7 @@ KEPT_SHELL = "pty-kept"
 #: Modes whose connection is made in ``setup`` (outside the timed part).
 REUSING_MODES = frozenset({"reuse-conn", "pty-reuse", "pty-kept", "keep-alive", "batch-post",
                            "multi-cmd", "pipelined", "h2-multiplex", "reuse-session",
-                           "batch-rpc", "edit-commit"})
+                           "batch-rpc", "edit-commit", "batch-patch", "json-vs-xml"})
 
 
 class _Common:
@@ -120,9 +129,9 @@ class _Common:
 
     @classmethod
     def service(cls, mode: str) -> Service:
-        """What ``mode`` asks of the device: HTTPS, NETCONF, an SSH shell (the PTY modes) or
+        """What ``mode`` asks of the device: HTTPS (RESTCONF too), NETCONF, an SSH shell (the PTY modes) or
         SSH exec."""
-        if cls.transport is Transport.HTTPS:
+        if cls.transport in (Transport.HTTPS, Transport.RESTCONF):
             return Service.HTTPS
         if cls.transport is Transport.NETCONF:
             return Service.NETCONF

@@ -87,9 +87,9 @@ def add_options(parser: pytest.Parser) -> None:
                          "conn-per-iteration, batch-post-fresh, multi-cmd-fresh) or "
                          "comma-separated mode names")
     group.addoption("--payloads", default="cli,yang",
-                    help="what NETCONF RPCs carry: cli (the study's CLI envelope), yang "
-                         "(modelled data), or both (default: cli,yang); other transports carry "
-                         "CLI text only")
+                    help="what NETCONF RPCs and RESTCONF requests carry: cli (the study's CLI "
+                         "envelope), yang (modelled data), or both (default: cli,yang); other "
+                         "transports carry CLI text only")
     group.addoption("--concurrency", default=DEFAULT_CONCURRENCY,
                     help="fleet benchmark: comma-separated session counts, each session to its "
                          f"own device (default: {DEFAULT_CONCURRENCY})")
@@ -158,6 +158,13 @@ def add_options(parser: pytest.Parser) -> None:
                          "(internal/netconfserver, v0.8) that takes -addr HOST:PORT -user -pass "
                          "-hostname -transcripts DIR, timed against the emulator's NETCONF with "
                          "the same client (default: $MGMTBENCH_PEER_NETCONF_SERVER; none: that "
+                         "benchmark is skipped)")
+    group.addoption("--peer-restconf-server",
+                    default=os.environ.get("MGMTBENCH_PEER_RESTCONF_SERVER"), metavar="PATH",
+                    help="emulator baseline: a binary hosting clibench's Go RESTCONF server "
+                         "(internal/restconfserver, v0.8) that takes -addr HOST:PORT -user -pass "
+                         "-hostname -transcripts DIR, timed against the emulator's RESTCONF with "
+                         "the same client (default: $MGMTBENCH_PEER_RESTCONF_SERVER; none: that "
                          "benchmark is skipped)")
     group.addoption("--peer-server", default=os.environ.get("MGMTBENCH_PEER_SERVER"),
                     metavar="PATH",
@@ -314,9 +321,16 @@ def clients(config: pytest.Config, known: list[str]) -> list[str]:
 
 def modes(config: pytest.Config) -> frozenset[str]:
     """The mode names ``--modes`` selects (``study``, ``all`` or names), each checked."""
-    from mgmtbench.clients.base import HTTPS_MODES, KEPT_VARIANTS, NETCONF_MODES, SSH_MODES
+    from mgmtbench.clients.base import (
+        HTTPS_MODES,
+        KEPT_VARIANTS,
+        NETCONF_MODES,
+        RESTCONF_MODES,
+        SSH_MODES,
+    )
 
-    every = frozenset(SSH_MODES) | frozenset(HTTPS_MODES) | frozenset(NETCONF_MODES)
+    every = (frozenset(SSH_MODES) | frozenset(HTTPS_MODES) | frozenset(NETCONF_MODES)
+             | frozenset(RESTCONF_MODES))
     wanted = split(config.getoption("--modes"))
     if wanted == ["all"]:
         return every
@@ -324,7 +338,8 @@ def modes(config: pytest.Config) -> frozenset[str]:
         return every - KEPT_VARIANTS
     unknown = set(wanted) - every
     if unknown or not wanted:
-        known = ", ".join(dict.fromkeys((*SSH_MODES, *HTTPS_MODES, *NETCONF_MODES)))
+        known = ", ".join(dict.fromkeys((*SSH_MODES, *HTTPS_MODES, *NETCONF_MODES,
+                                         *RESTCONF_MODES)))
         raise pytest.UsageError(f"--modes: unknown modes {sorted(unknown)}: choose study, all "
                                 f"or names from {known}")
     return frozenset(wanted)

@@ -4,6 +4,8 @@
   slash inside a command); the outputs, concatenated, as ``text/plain``.
 - ``POST /admin/config``: a newline-delimited body run in configuration mode (configuration lines
   applied, ``show`` commands answered).
+- RESTCONF (RFC 8040) under ``/restconf`` and ``/.well-known/host-meta``: answered by
+  :mod:`mgmtbench.emulator.restconf` (the modelled data, and the study's ``cli:`` envelope).
 - ``GET /mgmtbench/ssh-windows``: the emulator's own diagnostics, not the platform's: the client
   windows the device's SSH bulk source saw, as a JSON list (:mod:`.windows`).
 - HTTP Basic auth (``401`` with ``WWW-Authenticate`` otherwise; wrong credentials are answered
@@ -36,6 +38,7 @@ from mgmtbench.emulator.device.windows import WINDOWS_PATH
 from mgmtbench.emulator.guard import AuthThrottle, source_of
 from mgmtbench.emulator.https.accept import serve_https
 from mgmtbench.emulator.options import Credentials, Limits
+from mgmtbench.emulator.restconf.api import Answer, RestconfApi, is_restconf
 
 __all__ = ["DeviceApi", "serve_https"]
 
@@ -72,6 +75,7 @@ class DeviceApi:
         self._user_agent = None if user_agent is None else user_agent.encode()
         self._limits = limits
         self._throttle = AuthThrottle(limits)
+        self._restconf = RestconfApi(max_commands=limits.max_commands)
         self._expected = b"Basic " + base64.b64encode(
             f"{credentials.username}:{credentials.password}".encode())
 
@@ -89,6 +93,14 @@ class DeviceApi:
             name = device.hostname
             self._check_agent(scope)
             await self._authorize(scope, device)
+            path = (scope.get("raw_path") or scope["path"].encode()).split(b"?", 1)[0]
+            if is_restconf(path):
+                body = (await self._body(scope, receive)
+                        if scope["method"] in ("POST", "PUT", "PATCH") else b"")
+                await _send_answer(send, await self._restconf.answer(
+                    device, scope["method"], path, scope.get("query_string", b""),
+                    dict(scope["headers"]), body))
+                return
             body = await self._body(scope, receive) if scope["method"] == "POST" else b""
             status, text = await self._handle(scope, device, body)
             if _one_piece(text):  # sent at once: no piece after which to stop
@@ -241,6 +253,14 @@ def _one_piece(body: str | Sequence[Reply]) -> bool:
     if isinstance(body, str):
         return len(body) < CHUNK
     return all(r.more is None for r in body) and sum(r.size for r in body) < CHUNK
+
+
+async def _send_answer(send: Send, answer: Answer) -> None:
+    """A RESTCONF reply, in one piece."""
+    await send({"type": "http.response.start", "status": answer.status,
+                "headers": [*answer.headers,
+                            (b"content-length", str(len(answer.body)).encode())]})
+    await send({"type": "http.response.body", "body": answer.body})
 
 
 async def _watch_disconnect(receive: Receive, gone: asyncio.Event) -> None:

@@ -178,6 +178,36 @@ class YangValidator:
             text = data
         self._parse(text, ly.DataFormat.JSON, config_only, complete)
 
+    def xml_to_json(self, data_xml: str, *, config_only: bool = False) -> str:
+        """RFC 7951 JSON of top-level data nodes given as XML (names module-qualified,
+        int64 and decimal64 as strings, identities with their modules): parsed for types and
+        names only (a filtered reply need not be whole); :class:`YangValidationError` if
+        they are not data of the loaded modules."""
+        return self._convert(data_xml, ly.DataFormat.XML, ly.DataFormat.JSON, config_only)
+
+    def json_to_xml(self, data_json: str, *, config_only: bool = False) -> str:
+        """The XML of RFC 7951 JSON data (top-level members ``"module:node"``), each node with
+        its namespace; :class:`YangValidationError` if they are not data of the loaded
+        modules (with ``config_only``: any state node is an error)."""
+        return self._convert(data_json, ly.DataFormat.JSON, ly.DataFormat.XML, config_only)
+
+    def _convert(self, text: str, source: Any, target: Any, config_only: bool) -> str:
+        parse = ly.ParseOptions.Strict | ly.ParseOptions.ParseOnly
+        if config_only:
+            parse |= ly.ParseOptions.NoState
+        if not text.strip():
+            return "{}" if target == ly.DataFormat.JSON else ""
+        with self._lock:
+            self._ctx.clean_all_errors()
+            try:
+                tree = self._ctx.parse_data(text, source, parse, ly.ValidationOptions.Present)
+            except ly.Error as exc:
+                raise YangValidationError(self._issues(exc)) from None
+            if tree is None:
+                return "{}" if target == ly.DataFormat.JSON else ""
+            return str(tree.print(target, ly.PrintFlags.WithSiblings | ly.PrintFlags.Shrink
+                                  | ly.PrintFlags.KeepEmptyCont))
+
     def _parse(self, text: str, fmt: Any, config_only: bool, complete: bool) -> None:
         parse = ly.ParseOptions.Strict
         validation = ly.ValidationOptions.Present | ly.ValidationOptions.MultiError

@@ -13,7 +13,7 @@ import pandas as pd
 
 from mgmtbench.errors import ResultsError
 from mgmtbench.lab.facts import LOOPBACK
-from mgmtbench.results import every_transport, study, study_netconf
+from mgmtbench.results import every_transport, study, study_netconf, study_restconf
 from mgmtbench.results.charts import bars_per_profile, time_vs_commands, time_vs_rtt
 from mgmtbench.results.compare import KEYS as COMPARED_BY
 from mgmtbench.results.compare import speedups
@@ -48,6 +48,7 @@ def render(frame: pd.DataFrame, context: ReportContext) -> Section:
                   "", markdown_table(group[[c for c in COLUMNS if c in group]]), ""]
     lines += study.render(frame)
     lines += _netconf(frame)
+    lines += _restconf(frame)
     lines += _every_transport(frame)
     charts = _charts(frame, context.out) + every_transport.charts(frame, context.out)
     lines += ["## Charts", "", *[f"![{c.stem}]({c.name})" for c in charts], ""]
@@ -88,6 +89,28 @@ def _every_transport(frame: pd.DataFrame) -> list[str]:
              "the CLI's text.", ""]
     for title, table in tables.items():
         lines += [f"### {title}", "", markdown_table(table, floats="{:.2f}"), ""]
+    return lines
+
+
+def _restconf(frame: pd.DataFrame) -> list[str]:
+    """RESTCONF at 5 commands beside the study's v0.8 figures, per profile (nothing if the run
+    has no RESTCONF benchmark)."""
+    if "transport" not in frame or not (frame["transport"] == "restconf").any():
+        return []
+    try:
+        tables = study_restconf.restconf_table(frame)
+    except ResultsError as exc:
+        return ["## RESTCONF", "", f"*{exc}*", ""]
+    lines = ["## RESTCONF beside the study", "",
+             f"At 5 commands: median ms, the study's published p50 ({study_restconf.STUDY}, "
+             "its Go client and Go server, the CLI envelope) where the profile's RTT is one of "
+             "its, the ratio, wire and application round trips beside the study's count (its "
+             "fresh-conn count is its last connection's only), packets and bytes per "
+             "iteration, and the speed-up against the best ssh pty-fresh. `(yang)` rows carry "
+             "modelled data, which the study does not; h2-multiplex and conn-per-iteration "
+             "are ours.", ""]
+    for profile, table in tables.items():
+        lines += [f"### {profile}", "", markdown_table(table, floats="{:.2f}"), ""]
     return lines
 
 

@@ -1,0 +1,1 @@
+"""What a RESTCONF benchmark sends, whatever the client library: :mod:`.requests`."""
