@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from mgmtbench.errors import ResultsError
-from mgmtbench.results.study_restconf import PUBLISHED_P50, restconf_table
+from mgmtbench.results.published import study_table
+from mgmtbench.results.study_restconf import PUBLISHED_P50, RESTCONF
 
 
 def _row(client: str, mode: str, median: float, transport: str = "restconf") -> dict[str, object]:
@@ -24,7 +25,7 @@ def test_rows_beside_the_published_p50_in_the_studys_order() -> None:
         _row("httpx-restconf", "keep-alive", 155.138 * 1.1),
         _row("asyncssh", "pty-fresh", 500.0, transport="ssh"),
     ])
-    table = restconf_table(frame)["regional"]
+    table = study_table(RESTCONF, frame)["regional"]
     assert list(table["mode"]) == ["keep-alive", "keep-alive", "h2-multiplex"]
     plain = table[table["client"] == "httpx-restconf"].iloc[0]
     assert plain["clibench_p50_ms"] == PUBLISHED_P50[30]["keep-alive"]
@@ -37,4 +38,4 @@ def test_rows_beside_the_published_p50_in_the_studys_order() -> None:
 
 def test_a_run_without_restconf_is_a_results_error() -> None:
     with pytest.raises(ResultsError, match="no RESTCONF benchmark"):
-        restconf_table(pd.DataFrame([_row("asyncssh", "pty-fresh", 500.0, transport="ssh")]))
+        study_table(RESTCONF, pd.DataFrame([_row("asyncssh", "pty-fresh", 500.0, transport="ssh")]))

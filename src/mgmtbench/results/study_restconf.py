@@ -1,12 +1,5 @@
-"""RESTCONF beside the published study's figures (clibench v0.8, the same author's Go client
-against its Go RESTCONF server with the study's CLI envelope, tc netem, 5 commands).
-
-:func:`restconf_table` gives, per profile, each RESTCONF client, payload and mode at the study's
-5 commands: the median time, the study's published p50 where the profile's configured RTT is one
-of the study's, their ratio, wire and application round trips beside the study's count, packets
-and bytes per iteration, and the speed-up against the best ssh ``pty-fresh`` of the same run and
-profile. Our own modes (``h2-multiplex``, ``conn-per-iteration``) and ``yang`` rows get no
-published figure.
+"""RESTCONF's published figures (clibench v0.8), for
+:func:`~mgmtbench.results.published.study_table`.
 
 The study's round-trip count for ``fresh-conn`` (2) is its last connection's only: its counter
 wraps each new connection and keeps the last one (``internal/bench/restconf.go``), so five
@@ -15,12 +8,10 @@ connections' handshakes and requests are not in it. Ours counts every connection
 
 from __future__ import annotations
 
-import pandas as pd
+from mgmtbench.results.published import Published
 
-from mgmtbench.errors import ResultsError
+__all__ = ["PUBLISHED_P50", "PUBLISHED_ROUND_TRIPS", "RESTCONF"]
 
-STUDY = "clibench v0.8.0"
-COMMANDS = 5
 #: p50 ms at 5 commands by configured RTT (ms) and mode.
 #: Source: github.com/lykinsbd/clibench, results/v0.8.0/netem-<profile>-n20-5cmd.json
 #: (geo: n10), ``p50_ms`` of transport ``restconf``.
@@ -44,55 +35,11 @@ PUBLISHED_P50: dict[int, dict[str, float]] = {
 }
 #: ``round_trips`` as published (the same at every RTT); fresh-conn's is one connection's.
 PUBLISHED_ROUND_TRIPS = {"fresh-conn": 2, "keep-alive": 5, "batch-patch": 1, "json-vs-xml": 5}
-#: Row order: the study's modes, then ours.
-MODES = (*PUBLISHED_ROUND_TRIPS, "h2-multiplex", "conn-per-iteration")
-_ORDER = {mode: index for index, mode in enumerate(MODES)}
-_COLUMNS = ["client", "mode", "median_ms", "clibench_p50_ms", "ratio", "wire_rtts",
-            "app_rtts", "clibench_rtts", "packets", "bytes", "vs_pty_fresh"]
 
-
-def _configured(group: pd.DataFrame) -> float | None:
-    values = pd.to_numeric(group.get("configured_rtt_ms", pd.Series(dtype=float)),
-                           errors="coerce").dropna()
-    return float(values.iloc[0]) if not values.empty else None
-
-
-def restconf_table(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Per profile, the RESTCONF rows at 5 commands (see the module docstring);
-    :class:`ResultsError` if the run has none."""
-    if "transport" not in frame or "mode" not in frame:
-        raise ResultsError("the run has no transport column: no RESTCONF benchmarks")
-    commands = pd.to_numeric(frame["commands"], errors="coerce")
-    rows = frame[(frame["transport"] == "restconf") & (commands == COMMANDS)]
-    if rows.empty:
-        raise ResultsError("the run has no RESTCONF benchmark at 5 commands (./dev bench "
-                           "--clients httpx-restconf,httpx-restconf-h2,httpx-restconf-async)")
-    out: dict[str, pd.DataFrame] = {}
-    for profile, group in rows.groupby("profile", sort=False):
-        configured = _configured(group)
-        published = PUBLISHED_P50.get(round(configured)) if configured is not None and abs(
-            configured - round(configured)) < 0.5 else None
-        ssh = frame[(frame["profile"] == profile) & (frame["transport"] == "ssh")
-                    & (frame["mode"] == "pty-fresh") & (commands == COMMANDS)]
-        baseline = float(ssh["median_ms"].min()) if not ssh.empty else float("nan")
-        table = []
-        for _, row in group.iterrows():
-            mode = str(row["mode"])
-            modelled = "(" in str(row["client"])
-            p50 = published.get(mode) if published and not modelled else None
-            median = float(row["median_ms"])
-            table.append({
-                "client": row["client"], "mode": mode, "median_ms": median,
-                "clibench_p50_ms": p50 if p50 is not None else float("nan"),
-                "ratio": median / p50 if p50 else float("nan"),
-                "wire_rtts": row.get("wire_rtts_per_iteration", float("nan")),
-                "app_rtts": row.get("app_rtts_per_iteration", float("nan")),
-                "clibench_rtts": PUBLISHED_ROUND_TRIPS.get(mode, float("nan")),
-                "packets": row.get("packets_per_iteration", float("nan")),
-                "bytes": row.get("bytes_per_iteration", float("nan")),
-                "vs_pty_fresh": baseline / median if median else float("nan")})
-        ordered = pd.DataFrame(table, columns=_COLUMNS)
-        ordered = ordered.assign(_m=ordered["mode"].map(_ORDER).fillna(len(_ORDER)))
-        ordered = ordered.sort_values(["_m", "client"], kind="stable").drop(columns="_m")
-        out[str(profile)] = ordered.reset_index(drop=True)
-    return out
+RESTCONF = Published(
+    transport="restconf", title="RESTCONF", p50=PUBLISHED_P50,
+    round_trips=PUBLISHED_ROUND_TRIPS,
+    clients="httpx-restconf,httpx-restconf-h2,httpx-restconf-async",
+    ours=("h2-multiplex", "conn-per-iteration"),
+    note="Its fresh-conn count is its last connection's only; h2-multiplex and "
+         "conn-per-iteration are ours.")

@@ -13,11 +13,14 @@ import pandas as pd
 
 from mgmtbench.errors import ResultsError
 from mgmtbench.lab.facts import LOOPBACK
-from mgmtbench.results import every_transport, study, study_netconf, study_restconf
+from mgmtbench.results import every_transport, study
 from mgmtbench.results.charts import bars_per_profile, time_vs_commands, time_vs_rtt
 from mgmtbench.results.compare import KEYS as COMPARED_BY
 from mgmtbench.results.compare import speedups
+from mgmtbench.results.published import Published, study_table
 from mgmtbench.results.sections.base import ReportContext, Section, markdown_table
+from mgmtbench.results.study_netconf import NETCONF
+from mgmtbench.results.study_restconf import RESTCONF
 from mgmtbench.results.tcp import describe
 
 EXPERIMENT = "transport"
@@ -25,6 +28,8 @@ KEYS = tuple(COMPARED_BY)
 WIRE = "wire_rtts_per_iteration"
 APP = "app_rtts_per_iteration"  # the study's own count: a read after a write, where recorded
 COUNTED = (WIRE, APP)
+#: The model-driven transports shown beside the study's published figures, in this order.
+MODEL_DRIVEN = (NETCONF, RESTCONF)
 COLUMNS = ["client", "mode", "mean_ms", "p95_ms", "rtts", WIRE, APP, "packets_per_iteration",
            "speedup"]
 
@@ -47,29 +52,30 @@ def render(frame: pd.DataFrame, context: ReportContext) -> Section:
                   + (describe(info.get("tcp")) if info.get("backend") != LOOPBACK else ""),
                   "", markdown_table(group[[c for c in COLUMNS if c in group]]), ""]
     lines += study.render(frame)
-    lines += _netconf(frame)
-    lines += _restconf(frame)
+    for published in MODEL_DRIVEN:
+        lines += _beside_study(frame, published)
     lines += _every_transport(frame)
     charts = _charts(frame, context.out) + every_transport.charts(frame, context.out)
     lines += ["## Charts", "", *[f"![{c.stem}]({c.name})" for c in charts], ""]
     return Section(lines, charts)
 
 
-def _netconf(frame: pd.DataFrame) -> list[str]:
-    """NETCONF at 5 commands beside the study's v0.8 figures, per profile (nothing if the run
-    has no NETCONF benchmark)."""
-    if "transport" not in frame or not (frame["transport"] == "netconf").any():
+def _beside_study(frame: pd.DataFrame, published: Published) -> list[str]:
+    """A model-driven transport at 5 commands beside the study's v0.8 figures, per profile
+    (nothing if the run has no benchmark of it)."""
+    if "transport" not in frame or not (frame["transport"] == published.transport).any():
         return []
     try:
-        tables = study_netconf.netconf_table(frame)
+        tables = study_table(published, frame)
     except ResultsError as exc:
-        return ["## NETCONF", "", f"*{exc}*", ""]
-    lines = ["## NETCONF beside the study", "",
-             f"At 5 commands: median ms, the study's published p50 ({study_netconf.STUDY}, its "
+        return [f"## {published.title}", "", f"*{exc}*", ""]
+    lines = [f"## {published.title} beside the study", "",
+             f"At 5 commands: median ms, the study's published p50 ({published.study}, its "
              "Go client and Go server, the CLI envelope) where the profile's RTT is one of its, "
              "the ratio, wire and application round trips beside the study's count, packets "
              "and bytes per iteration, and the speed-up against the best ssh pty-fresh. "
-             "`(yang)` rows carry modelled data, which the study does not.", ""]
+             "`(yang)` rows carry modelled data, which the study does not."
+             + (f" {published.note}" if published.note else ""), ""]
     for profile, table in tables.items():
         lines += [f"### {profile}", "", markdown_table(table, floats="{:.2f}"), ""]
     return lines
@@ -89,28 +95,6 @@ def _every_transport(frame: pd.DataFrame) -> list[str]:
              "the CLI's text.", ""]
     for title, table in tables.items():
         lines += [f"### {title}", "", markdown_table(table, floats="{:.2f}"), ""]
-    return lines
-
-
-def _restconf(frame: pd.DataFrame) -> list[str]:
-    """RESTCONF at 5 commands beside the study's v0.8 figures, per profile (nothing if the run
-    has no RESTCONF benchmark)."""
-    if "transport" not in frame or not (frame["transport"] == "restconf").any():
-        return []
-    try:
-        tables = study_restconf.restconf_table(frame)
-    except ResultsError as exc:
-        return ["## RESTCONF", "", f"*{exc}*", ""]
-    lines = ["## RESTCONF beside the study", "",
-             f"At 5 commands: median ms, the study's published p50 ({study_restconf.STUDY}, "
-             "its Go client and Go server, the CLI envelope) where the profile's RTT is one of "
-             "its, the ratio, wire and application round trips beside the study's count (its "
-             "fresh-conn count is its last connection's only), packets and bytes per "
-             "iteration, and the speed-up against the best ssh pty-fresh. `(yang)` rows carry "
-             "modelled data, which the study does not; h2-multiplex and conn-per-iteration "
-             "are ours.", ""]
-    for profile, table in tables.items():
-        lines += [f"### {profile}", "", markdown_table(table, floats="{:.2f}"), ""]
     return lines
 
 
