@@ -14,6 +14,7 @@ the study has neither.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -37,9 +38,9 @@ class Published:
     #: How the report names it.
     title: str
     #: p50 ms by configured RTT (ms) and mode.
-    p50: dict[int, dict[str, float]]
+    p50: Mapping[int, Mapping[str, float]]
     #: The study's round trips per mode (the same at every RTT).
-    round_trips: dict[str, float]
+    round_trips: Mapping[str, float]
     #: The clients that measure it, for the hint when a run has none.
     clients: str
     #: Our own modes of the transport, in the order the table shows them after the study's.
