@@ -214,6 +214,7 @@ N = 5  # the study's command count
 #: can count up to 2 more (seen: the device's answer to the EOF paramiko sends before the CLOSE
 #: that follows it, read in between); at WAN latency (regional) they are exact: pty-fresh 16,
 #: pty-reuse 10.
+RESTCONF_CLIENTS = ("httpx-restconf", "httpx-restconf-h2", "httpx-restconf-async")
 EXPECTED: dict[tuple[str, str], tuple[int, int]] = {
     ("paramiko", "fresh-conn"): (16, 16),  # 6 + 2n; the study: 16 (geo) / 17 (regional)
     ("asyncssh", "fresh-conn"): (16, 17),
@@ -270,6 +271,14 @@ EXPECTED: dict[tuple[str, str], tuple[int, int]] = {
     ("asyncssh-netconf", "reuse-session"): (N, N),
     ("asyncssh-netconf", "batch-rpc"): (1, 1),  # every get written before any reply is read
     ("asyncssh-netconf", "edit-commit"): (2, 2),
+    # RESTCONF (the study, clibench v0.8: 2 / 5 / 1 / 5, its fresh-conn count its last
+    # connection's only): TLS 1.2 as the CLI API's, so a new connection per command is 3
+    **{(client, "fresh-conn"): (3 * N, 3 * N) for client in RESTCONF_CLIENTS},
+    **{(client, mode): (N, N) for client in RESTCONF_CLIENTS
+       for mode in ("keep-alive", "json-vs-xml")},
+    **{(client, "batch-patch"): (1, 1) for client in RESTCONF_CLIENTS},
+    **{(client, "conn-per-iteration"): (2 + N, 2 + N) for client in RESTCONF_CLIENTS},
+    ("httpx-restconf-async", "h2-multiplex"): (1, 1),
 }
 COUNTING = [(c, m) for c, m in pairs() if adapter(c).counts_round_trips]
 
@@ -279,7 +288,7 @@ def test_which_adapters_count() -> None:
     ``sock=`` on to paramiko); ssh2-python, parallel-ssh and Scrapli's ssh2 transport hand a raw
     file descriptor to C, OpenSSH and Scrapli's system transport are an ``ssh`` process."""
     assert {c for c, _ in COUNTING} == {"paramiko", "asyncssh", "httpx", "httpx-async", "netmiko",
-                                        "ncclient", "asyncssh-netconf"}
+                                        "ncclient", "asyncssh-netconf", *RESTCONF_CLIENTS}
     assert set(COUNTING) == set(EXPECTED), "every counting pair needs its expected count here"
 
 
@@ -314,6 +323,8 @@ def test_adapter_counts_the_study_round_trips(name: str, mode: str, ios_target: 
     want = stable_output("cisco_ios", expected_output("cisco_ios", "R1", "198.18.0.1", commands))
     if mode == "edit-commit":  # NETCONF: the edit's and the commit's <ok/>
         want = "ok\nok\n"
+    if mode == "batch-patch":  # RESTCONF: the study's YANG Patch status, no output
+        want = '{"ietf-yang-patch:yang-patch-status":{"ok":{}}}'
     assert [stable_output("cisco_ios", o) for o in outputs] == [want] * 4
     low, high = EXPECTED[name, mode]
     assert all(low <= trips <= high for trips in per_iteration), (per_iteration, (low, high))
