@@ -46,7 +46,7 @@ from mgmtbench.clients.translate import Translator
 from mgmtbench.errors import ClientError, MissingLibrary, UsageError
 from mgmtbench.targets import Auth, Service, SshAlgorithms, Target
 
-__all__ = ["ALGORITHM_FIELDS", "HTTPS_MODES", "KEPT_SHELL", "KEPT_VARIANTS", "NETCONF_MODES",
+__all__ = ["ALGORITHM_FIELDS", "GNMI_MODES", "GNMI_STUDY_MODES", "HTTPS_MODES", "KEPT_SHELL", "KEPT_VARIANTS", "NETCONF_MODES",
            "PAYLOADS", "PTY_MODES",
            "REUSING_MODES", "SSH_MODES", "STUDY_MODES", "AnyClient",
            "AsyncClient", "Client", "ClientError", "MissingLibrary", "Target", "TranslatedClient",
@@ -59,6 +59,7 @@ class Transport(StrEnum):
     SSH = "ssh"
     HTTPS = "https"
     NETCONF = "netconf"
+    GNMI = "gnmi"
 
 
 # Mode names as they appear in test ids and in the JSON results. The names the published study
@@ -72,12 +73,22 @@ HTTPS_MODES = ("fresh-conn", "keep-alive", "batch-post", "multi-cmd", "tls-resum
 #: session per iteration; a kept session, one RPC per command; every command's RPC sent before
 #: any reply is read, on a kept session; one edit-config, then a commit, on a kept session.
 NETCONF_MODES = ("fresh-session", "reuse-session", "batch-rpc", "edit-commit")
+#: gNMI's modes. The study's (clibench v0.7.0, :data:`GNMI_STUDY_MODES`): a new channel per
+#: iteration and ONE Get of every command's path; one unary Get per command on a kept channel;
+#: every command's update in one Set on a kept channel; one ONCE subscription of every path in
+#: one streaming RPC on a kept channel. Ours: a new channel per iteration with one Get per
+#: command (like-for-like with per-command SSH execs), and one Get of every path on a kept
+#: channel.
+GNMI_STUDY_MODES = ("fresh-conn", "reuse-stream", "batch-set", "subscribe-once")
+GNMI_MODES = (*GNMI_STUDY_MODES, "fresh-get-per-cmd", "batch-get")
 #: What a NETCONF RPC carries: the study's CLI envelope, or modelled (YANG) data
-#: (:mod:`mgmtbench.clients.netconf.rpcs`). Other transports carry CLI text only.
+#: (:mod:`mgmtbench.clients.netconf.rpcs`); for gNMI the study's CLI paths or OpenConfig
+#: paths (:mod:`mgmtbench.clients.gnmi.requests`). Other transports carry CLI text only.
 PAYLOADS = ("cli", "yang")
-#: The study's mode names (SSH, HTTPS and NETCONF).
+#: The study's mode names (SSH, HTTPS, NETCONF and gNMI).
 STUDY_MODES = frozenset({"fresh-conn", "reuse-conn", "batch-exec", "pty-fresh", "pty-reuse",
-                         "keep-alive", "batch-post", "multi-cmd", *NETCONF_MODES})
+                         "keep-alive", "batch-post", "multi-cmd", *NETCONF_MODES,
+                         *GNMI_STUDY_MODES})
 #: Our variants that keep what a study name meant here before (issue 12): a shell kept across
 #: iterations, and an HTTPS connection made per iteration. Benchmarked with ``--modes all``.
 KEPT_VARIANTS = frozenset({"pty-kept", "conn-per-iteration", "batch-post-fresh",
@@ -89,7 +100,8 @@ KEPT_SHELL = "pty-kept"
 #: Modes whose connection is made in ``setup`` (outside the timed part).
 REUSING_MODES = frozenset({"reuse-conn", "pty-reuse", "pty-kept", "keep-alive", "batch-post",
                            "multi-cmd", "pipelined", "h2-multiplex", "reuse-session",
-                           "batch-rpc", "edit-commit"})
+                           "batch-rpc", "edit-commit", "reuse-stream", "batch-set",
+                         "subscribe-once", "batch-get"})
 
 
 class _Common:
@@ -126,6 +138,8 @@ class _Common:
             return Service.HTTPS
         if cls.transport is Transport.NETCONF:
             return Service.NETCONF
+        if cls.transport is Transport.GNMI:
+            return Service.GNMI
         return Service.SSH_SHELL if mode in PTY_MODES else Service.SSH_EXEC
 
     @classmethod

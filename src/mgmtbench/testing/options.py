@@ -83,12 +83,12 @@ def add_options(parser: pytest.Parser) -> None:
                     help="comma-separated client names (default: all)")
     group.addoption("--modes", default=DEFAULT_MODES,
                     help="modes of the client x mode matrix: study (the study's modes and "
-                         "pipelined, tls-resume, h2-multiplex; default), all (also pty-kept, "
+                         "pipelined, tls-resume, h2-multiplex, gNMI's fresh-get-per-cmd and batch-get; default), all (also pty-kept, "
                          "conn-per-iteration, batch-post-fresh, multi-cmd-fresh) or "
                          "comma-separated mode names")
     group.addoption("--payloads", default="cli,yang",
-                    help="what NETCONF RPCs carry: cli (the study's CLI envelope), yang "
-                         "(modelled data), or both (default: cli,yang); other transports carry "
+                    help="what NETCONF RPCs and gNMI paths carry: cli (the study's CLI "
+                         "envelope and /cli paths), yang (modelled data), or both (default: cli,yang); other transports carry "
                          "CLI text only")
     group.addoption("--concurrency", default=DEFAULT_CONCURRENCY,
                     help="fleet benchmark: comma-separated session counts, each session to its "
@@ -314,9 +314,16 @@ def clients(config: pytest.Config, known: list[str]) -> list[str]:
 
 def modes(config: pytest.Config) -> frozenset[str]:
     """The mode names ``--modes`` selects (``study``, ``all`` or names), each checked."""
-    from mgmtbench.clients.base import HTTPS_MODES, KEPT_VARIANTS, NETCONF_MODES, SSH_MODES
+    from mgmtbench.clients.base import (
+        GNMI_MODES,
+        HTTPS_MODES,
+        KEPT_VARIANTS,
+        NETCONF_MODES,
+        SSH_MODES,
+    )
 
-    every = frozenset(SSH_MODES) | frozenset(HTTPS_MODES) | frozenset(NETCONF_MODES)
+    every = (frozenset(SSH_MODES) | frozenset(HTTPS_MODES) | frozenset(NETCONF_MODES)
+             | frozenset(GNMI_MODES))
     wanted = split(config.getoption("--modes"))
     if wanted == ["all"]:
         return every
@@ -324,7 +331,8 @@ def modes(config: pytest.Config) -> frozenset[str]:
         return every - KEPT_VARIANTS
     unknown = set(wanted) - every
     if unknown or not wanted:
-        known = ", ".join(dict.fromkeys((*SSH_MODES, *HTTPS_MODES, *NETCONF_MODES)))
+        known = ", ".join(dict.fromkeys((*SSH_MODES, *HTTPS_MODES, *NETCONF_MODES,
+                                         *GNMI_MODES)))
         raise pytest.UsageError(f"--modes: unknown modes {sorted(unknown)}: choose study, all "
                                 f"or names from {known}")
     return frozenset(wanted)
