@@ -39,6 +39,7 @@ from mgmtbench.emulator.oracle import show_commands
 from mgmtbench.errors import UsageError
 from mgmtbench.lab import LinkCounters
 from mgmtbench.testing import Driver, record, timing_info
+from mgmtbench.testing.gnmi import gnmi_output_check, gnmi_unsupported
 from mgmtbench.testing.netconf import netconf_output_check, netconf_unsupported
 from mgmtbench.testing.sites import Site
 
@@ -84,6 +85,11 @@ def test_transport_mode(benchmark: BenchmarkFixture, site_for: Callable[[str], S
         if reason:
             pytest.skip(reason)
         check = netconf_output_check(site, target, cmds, mode, payload)
+    elif cls.transport is Transport.GNMI:
+        reason = gnmi_unsupported(target.platform, cmds, mode, payload)
+        if reason:
+            pytest.skip(reason)
+        check = gnmi_output_check(site, target, cmds, mode, payload)
     else:
         check = site.output_check(target, cmds)
     client_under_test = cls(target, mode, payload)

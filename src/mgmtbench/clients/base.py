@@ -46,7 +46,8 @@ from mgmtbench.clients.translate import Translator
 from mgmtbench.errors import ClientError, MissingLibrary, UsageError
 from mgmtbench.targets import Auth, Service, SshAlgorithms, Target
 
-__all__ = ["ALGORITHM_FIELDS", "GNMI_MODES", "GNMI_STUDY_MODES", "HTTPS_MODES", "KEPT_SHELL", "KEPT_VARIANTS", "NETCONF_MODES",
+__all__ = ["ALGORITHM_FIELDS", "GNMI_MODES", "GNMI_STUDY_MODES", "HTTPS_MODES", "KEPT_SHELL",
+           "KEPT_VARIANTS", "NETCONF_MODES",
            "PAYLOADS", "PTY_MODES",
            "REUSING_MODES", "SSH_MODES", "STUDY_MODES", "AnyClient",
            "AsyncClient", "Client", "ClientError", "MissingLibrary", "Target", "TranslatedClient",

@@ -28,13 +28,13 @@ from mgmtbench.emulator.memtrim import MemoryTrimmer
 from mgmtbench.emulator.netconf.channel import netconf_subsystems
 from mgmtbench.emulator.options import HOST_KEY_TYPES, EmulatorOptions, Limits
 from mgmtbench.emulator.ssh.exec import Subsystems
-from mgmtbench.emulator.yang.datastore import platform_families
 from mgmtbench.emulator.ssh.server import (
     SshCounts,
     check_ssh_server,
     host_key_pair,
     listen_ssh,
 )
+from mgmtbench.emulator.yang.datastore import platform_families
 from mgmtbench.errors import UsageError
 from mgmtbench.loopthread import LoopThread
 from mgmtbench.privatefiles import create_new, private_folder, replace_private

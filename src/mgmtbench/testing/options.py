@@ -83,13 +83,13 @@ def add_options(parser: pytest.Parser) -> None:
                     help="comma-separated client names (default: all)")
     group.addoption("--modes", default=DEFAULT_MODES,
                     help="modes of the client x mode matrix: study (the study's modes and "
-                         "pipelined, tls-resume, h2-multiplex, gNMI's fresh-get-per-cmd and batch-get; default), all (also pty-kept, "
-                         "conn-per-iteration, batch-post-fresh, multi-cmd-fresh) or "
-                         "comma-separated mode names")
+                         "pipelined, tls-resume, h2-multiplex, gNMI's fresh-get-per-cmd and "
+                         "batch-get; default), all (also pty-kept, conn-per-iteration, "
+                         "batch-post-fresh, multi-cmd-fresh) or comma-separated mode names")
     group.addoption("--payloads", default="cli,yang",
                     help="what NETCONF RPCs and gNMI paths carry: cli (the study's CLI "
-                         "envelope and /cli paths), yang (modelled data), or both (default: cli,yang); other transports carry "
-                         "CLI text only")
+                         "envelope and /cli paths), yang (modelled data), or both (default: "
+                         "cli,yang); other transports carry CLI text only")
     group.addoption("--concurrency", default=DEFAULT_CONCURRENCY,
                     help="fleet benchmark: comma-separated session counts, each session to its "
                          f"own device (default: {DEFAULT_CONCURRENCY})")

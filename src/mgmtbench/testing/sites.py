@@ -214,8 +214,9 @@ class InventorySite:
         if service in (Service.HTTPS, Service.GNMI):
             missing = [h.name for h in self.hosts if h.target.ca_file is None]
             if missing:
+                what = "HTTPS" if service is Service.HTTPS else "gNMI"
                 return (f"inventory host {missing[0]} has no ca_file to verify its "
-                        f"{'HTTPS' if service is Service.HTTPS else 'gNMI'} certificate: set ca_file in the inventory or MGMTBENCH_CA_FILE")
+                        f"{what} certificate: set ca_file in the inventory or MGMTBENCH_CA_FILE")
         return None
 
     def refused(self, commands: Sequence[str]) -> str | None:

@@ -150,7 +150,7 @@ class GrpcGnmiClient(TranslatedClient):
         """The round's text: CLI text concatenated, or a JSON line per notification."""
         import json
 
-        out = []
+        out: list[str] = []
         for note in notifications:
             values = []
             for update in note.update:

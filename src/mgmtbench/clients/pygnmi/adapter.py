@@ -141,7 +141,7 @@ class PygnmiClient(TranslatedClient):
         return self._outputs(notes)
 
     def _outputs(self, notifications: list[dict[str, Any]]) -> str:
-        out = []
+        out: list[str] = []
         for note in notifications:
             values = [u.get("val") for u in note.get("update", [])]
             if self.payload == "cli":

@@ -181,9 +181,11 @@ def edit_config(data: etree._Element, path: list[Step], value: object | None,
     from mgmtbench.emulator.yang.edit import OPERATION
 
     config = etree.Element("config")
-    parent, like = config, data
+    parent: etree._Element = config
+    like: etree._Element | None = data
+    removing = operation in ("delete", "remove")
     if not path:
-        if operation == "delete":
+        if removing:
             raise PathError("deleting the root is not supported")
         if not isinstance(value, dict):
             raise PathError("a value at the root must be a JSON object")
@@ -191,7 +193,7 @@ def edit_config(data: etree._Element, path: list[Step], value: object | None,
             _json_into(config, name, inner, like, keys, top=True,
                        openconfig_only=openconfig_only)
         return config
-    scalar = not isinstance(value, (dict, list)) and operation != "delete"
+    scalar = not isinstance(value, (dict, list)) and not removing
     for depth, step in enumerate(path):
         namespace, like = _namespace(step, parent, like, depth == 0, openconfig_only)
         last = depth == len(path) - 1
@@ -209,7 +211,7 @@ def edit_config(data: etree._Element, path: list[Step], value: object | None,
         parent = node
     if operation != "merge":
         parent.set(OPERATION, operation)
-    if isinstance(value, dict) and operation != "delete":
+    if isinstance(value, dict) and not removing:
         for name, inner in value.items():
             _json_into(parent, name, inner, like, keys, top=False,
                        openconfig_only=openconfig_only)

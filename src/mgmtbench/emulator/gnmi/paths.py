@@ -131,7 +131,9 @@ def parse(spec: str) -> Any:
 
 def _split(spec: str) -> list[str]:
     """``spec`` split at the ``/`` outside ``[...]``."""
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for char in spec:
         if char == "[":
             depth += 1

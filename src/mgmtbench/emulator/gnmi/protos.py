@@ -20,6 +20,8 @@ except ImportError:  # pragma: no cover - grpcio and pygnmi are dependencies
     grpc = None
     gnmi_pb2 = gnmi_pb2_grpc = None
 
+__all__ = ["GNMI_VERSION", "grpc", "missing", "pb", "rpc"]
+
 #: ``gnmi_pb2``: the messages (``GetRequest``, ``Notification``, ``TypedValue`` ...).
 pb: Any = gnmi_pb2
 #: ``gnmi_pb2_grpc``: ``gNMIStub``, ``gNMIServicer``, ``add_gNMIServicer_to_server``.

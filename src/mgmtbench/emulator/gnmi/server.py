@@ -32,7 +32,7 @@ class GnmiServicer:
     async def _abort(self, context: Any, exc: GnmiError) -> None:
         await context.abort(exc.code, str(exc))
 
-    async def Capabilities(self, request: Any, context: Any) -> Any:  # noqa: N802 - gRPC's name
+    async def Capabilities(self, request: Any, context: Any) -> Any:
         """``Capabilities``."""
         try:
             self.service.check_auth(context.invocation_metadata())
@@ -42,7 +42,7 @@ class GnmiServicer:
             await self._abort(context, exc)
             raise  # abort raised already
 
-    async def Get(self, request: Any, context: Any) -> Any:  # noqa: N802
+    async def Get(self, request: Any, context: Any) -> Any:
         """``Get``."""
         try:
             self.service.check_auth(context.invocation_metadata())
@@ -52,7 +52,7 @@ class GnmiServicer:
             await self._abort(context, exc)
             raise
 
-    async def Set(self, request: Any, context: Any) -> Any:  # noqa: N802
+    async def Set(self, request: Any, context: Any) -> Any:
         """``Set``."""
         try:
             self.service.check_auth(context.invocation_metadata())
@@ -62,7 +62,7 @@ class GnmiServicer:
             await self._abort(context, exc)
             raise
 
-    async def Subscribe(self, requests: AsyncIterator[Any], context: Any) -> None:  # noqa: N802
+    async def Subscribe(self, requests: AsyncIterator[Any], context: Any) -> None:
         """``Subscribe`` (:mod:`.subscribe`)."""
         try:
             self.service.check_auth(context.invocation_metadata())

@@ -22,6 +22,7 @@ every error a gRPC status.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import ipaddress
 import time
@@ -257,10 +258,9 @@ class DeviceGnmi:
         try:
             self.model.commit(before, after)
         except ApplyError as exc:
-            try:
+            # What cannot be put back stays as the CLI left it; the Set failed either way.
+            with contextlib.suppress(ApplyError):
                 self.model.commit(copy.deepcopy(self.data(with_state=False)), original)
-            except ApplyError:
-                pass  # what could not be put back stays as the CLI left it; the Set failed
             raise GnmiError(grpc.StatusCode.ABORTED,
                             f"the device refused {exc.line.strip()!r}: {exc.output}; nothing "
                             "was changed") from exc
