@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from mgmtbench.emulator.device.device import Device
+from mgmtbench.emulator.gnmi.paths import PathError
 from mgmtbench.emulator.gnmi.protos import grpc, pb, rpc
-from mgmtbench.emulator.gnmi.service import Credentials, DeviceGnmi, GnmiError
+from mgmtbench.emulator.gnmi.service import Credentials, DeviceGnmi, GnmiError, invalid
 from mgmtbench.emulator.gnmi.subscribe import Subscription
 from mgmtbench.errors import UsageError
 
@@ -29,8 +30,9 @@ class GnmiServicer:
     def __init__(self, service: DeviceGnmi) -> None:
         self.service = service
 
-    async def _abort(self, context: Any, exc: GnmiError) -> None:
-        await context.abort(exc.code, str(exc))
+    async def _abort(self, context: Any, exc: GnmiError | PathError) -> None:
+        error = invalid(str(exc)) if isinstance(exc, PathError) else exc
+        await context.abort(error.code, str(error))
 
     async def Capabilities(self, request: Any, context: Any) -> Any:
         """``Capabilities``."""
@@ -38,7 +40,7 @@ class GnmiServicer:
             self.service.check_auth(context.invocation_metadata())
             self.service.count("Capabilities")
             return self.service.capabilities()
-        except GnmiError as exc:
+        except (GnmiError, PathError) as exc:
             await self._abort(context, exc)
             raise  # abort raised already
 
@@ -48,7 +50,7 @@ class GnmiServicer:
             self.service.check_auth(context.invocation_metadata())
             self.service.count("Get")
             return self.service.get(request)
-        except GnmiError as exc:
+        except (GnmiError, PathError) as exc:
             await self._abort(context, exc)
             raise
 
@@ -58,7 +60,7 @@ class GnmiServicer:
             self.service.check_auth(context.invocation_metadata())
             self.service.count("Set")
             return self.service.set(request)
-        except GnmiError as exc:
+        except (GnmiError, PathError) as exc:
             await self._abort(context, exc)
             raise
 
@@ -67,7 +69,7 @@ class GnmiServicer:
         try:
             self.service.check_auth(context.invocation_metadata())
             await Subscription(self.service, context.read, context.write).run()
-        except GnmiError as exc:
+        except (GnmiError, PathError) as exc:
             await self._abort(context, exc)
 
 

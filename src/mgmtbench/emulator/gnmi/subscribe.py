@@ -172,6 +172,7 @@ class Subscription:
                 self._tasks.append(asyncio.ensure_future(self._sample(sub)))
         if watching:
             self._watching = watching
+            self._loop = asyncio.get_running_loop()
             self._version = self._config_version()
             self.service.device.watchers.append(self._heard)
 
@@ -212,7 +213,9 @@ class Subscription:
             return
         self._version = version
         self._check_pending = True
-        asyncio.get_running_loop().call_soon(self._changed)
+        # The device's sessions run on this loop; a caller in another thread (a test's or a
+        # tool's CLI session) hands the check over to it.
+        self._loop.call_soon_threadsafe(self._changed)
 
     def _changed(self) -> None:
         self._check_pending = False
