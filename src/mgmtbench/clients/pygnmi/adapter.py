@@ -8,7 +8,8 @@ every connection pygnmi makes costs a Capabilities call more than the bare stub'
 is ``set(update=[(path, value), ...], encoding=...)``: the study's CLI paths with an empty
 ASCII value, the ``yang`` payload's a dict pygnmi writes as JSON (pygnmi writes a string value
 as its bytes, not as JSON); ``subscribe-once`` is ``subscribe2({"mode": "once", ...})``,
-whose updates a thread of pygnmi's puts on a queue, read to the ``sync_response``.
+whose updates a thread of pygnmi's puts on a queue, read to the ``sync_response``, then
+closed (``close()``: the thread is joined once the device ends the call).
 
 Modes as :mod:`mgmtbench.clients.grpc_gnmi`'s; a kept client is warmed up in ``setup`` with
 one Get. pygnmi raises ``gNMIException`` wrapping grpc's error: the status code is taken from it.
@@ -63,7 +64,7 @@ class PygnmiClient(TranslatedClient):
                             password=t.password, path_cert=str(t.ca_file),
                             gnmi_timeout=int(TIMEOUT))
         try:
-            return client.connect()
+            return self._call(client.connect)
         except BaseException:
             client.close()
             raise
@@ -132,12 +133,18 @@ class PygnmiClient(TranslatedClient):
         spec = {"subscription": [{"path": p} for p in paths], "mode": "once",
                 "encoding": requests.encoding(self.payload).lower()}
         notes = []
-        for message in self._call(lambda: client.subscribe2(subscribe=spec)):
-            if message.get("sync_response"):
-                break
-            update = message.get("update")
-            if update is not None:
-                notes.append(update)
+        subscriber = self._call(lambda: client.subscribe2(subscribe=spec))
+        try:
+            for message in subscriber:
+                if message.get("sync_response"):
+                    break
+                update = message.get("update")
+                if update is not None:
+                    notes.append(update)
+        finally:  # as pygnmi says: the caller closes a ONCE subscription after its sync
+            subscriber.close()
+        if subscriber.error is not None:
+            raise subscriber.error
         return self._outputs(notes)
 
     def _outputs(self, notifications: list[dict[str, Any]]) -> str:
