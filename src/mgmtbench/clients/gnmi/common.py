@@ -31,6 +31,9 @@ def check_target(client: str, target: Target) -> None:
     if not target.algorithms.is_default():
         raise UsageError(f"client {client} speaks gNMI, not SSH: leave the target's algorithms "
                          "empty")
+    if not target.gnmi_port:
+        raise UsageError(f"client {client}: the target has no gNMI port (a device without YANG "
+                         "models serves no gNMI)")
     if target.ca_file is None:
         raise UsageError(f"client {client} verifies the device's TLS certificate: give the "
                          "target a ca_file")
