@@ -45,7 +45,11 @@ def metadata(target: Target) -> tuple[tuple[str, str], ...]:
 
 
 def _classify(exc: BaseException) -> type[ClientError] | None:
-    if grpc is None or not isinstance(exc, grpc.RpcError):
+    if grpc is None:
+        return None
+    if isinstance(exc, grpc.FutureTimeoutError):  # a channel never became ready
+        return ConnectionFailed
+    if not isinstance(exc, grpc.RpcError):
         return None
     code = exc.code() if callable(getattr(exc, "code", None)) else None
     if code == grpc.StatusCode.UNAUTHENTICATED:
