@@ -159,6 +159,13 @@ def add_options(parser: pytest.Parser) -> None:
                          "-hostname -transcripts DIR, timed against the emulator's NETCONF with "
                          "the same client (default: $MGMTBENCH_PEER_NETCONF_SERVER; none: that "
                          "benchmark is skipped)")
+    group.addoption("--peer-gnmi-server",
+                    default=os.environ.get("MGMTBENCH_PEER_GNMI_SERVER"), metavar="PATH",
+                    help="emulator baseline: a binary hosting clibench's Go gNMI server "
+                         "(internal/gnmiserver, v0.7.0) that takes -addr HOST:PORT -user -pass "
+                         "-hostname -transcripts DIR -tls-cert -tls-key, timed against the "
+                         "emulator's gNMI with the same client (default: "
+                         "$MGMTBENCH_PEER_GNMI_SERVER; none: that benchmark is skipped)")
     group.addoption("--peer-server", default=os.environ.get("MGMTBENCH_PEER_SERVER"),
                     metavar="PATH",
                     help="emulator baseline: a clibench binary (github.com/lykinsbd/clibench, "

@@ -13,7 +13,7 @@ import pandas as pd
 
 from mgmtbench.errors import ResultsError
 from mgmtbench.lab.facts import LOOPBACK
-from mgmtbench.results import study, study_netconf
+from mgmtbench.results import study, study_gnmi, study_netconf
 from mgmtbench.results.charts import bars_per_profile, time_vs_commands, time_vs_rtt
 from mgmtbench.results.compare import KEYS as COMPARED_BY
 from mgmtbench.results.compare import speedups
@@ -48,6 +48,7 @@ def render(frame: pd.DataFrame, context: ReportContext) -> Section:
                   "", markdown_table(group[[c for c in COLUMNS if c in group]]), ""]
     lines += study.render(frame)
     lines += _netconf(frame)
+    lines += _gnmi(frame)
     charts = _charts(frame, context.out)
     lines += ["## Charts", "", *[f"![{c.stem}]({c.name})" for c in charts], ""]
     return Section(lines, charts)
@@ -68,6 +69,28 @@ def _netconf(frame: pd.DataFrame) -> list[str]:
              "the ratio, wire and application round trips beside the study's count, packets "
              "and bytes per iteration, and the speed-up against the best ssh pty-fresh. "
              "`(yang)` rows carry modelled data, which the study does not.", ""]
+    for profile, table in tables.items():
+        lines += [f"### {profile}", "", markdown_table(table, floats="{:.2f}"), ""]
+    return lines
+
+
+def _gnmi(frame: pd.DataFrame) -> list[str]:
+    """gNMI at 5 commands beside the study's v0.8 figures, per profile (nothing if the run has
+    no gNMI benchmark)."""
+    if "transport" not in frame or not (frame["transport"] == "gnmi").any():
+        return []
+    try:
+        tables = study_gnmi.gnmi_table(frame)
+    except ResultsError as exc:
+        return ["## gNMI", "", f"*{exc}*", ""]
+    lines = ["## gNMI beside the study", "",
+             f"At 5 commands: median ms, the study's published p50 ({study_gnmi.STUDY}, its Go "
+             "client and Go server, the /cli paths) where the profile's RTT is one of its and "
+             "the mode one of its four, the ratio, wire round trips beside the study's count "
+             "(grpcio's sockets cannot be wrapped: no application count), packets and bytes "
+             "per iteration, and the speed-up against the best ssh pty-fresh. `(yang)` rows "
+             "read OpenConfig data, which the study does not; fresh-get-per-cmd and batch-get "
+             "are our modes.", ""]
     for profile, table in tables.items():
         lines += [f"### {profile}", "", markdown_table(table, floats="{:.2f}"), ""]
     return lines
