@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-MODES = ("aio-on-loop", "threads-beside")
+MODES = ("aio-on-loop", "aio-on-asyncio-loop", "threads-beside")
 
 
 async def _serve(mode: str, ready: Path) -> None:
@@ -34,7 +34,7 @@ async def _serve(mode: str, ready: Path) -> None:
     from mgmtbench.emulator.gnmi.service import Credentials, DeviceGnmi, GnmiError
     from mgmtbench.emulator.server import Emulator
 
-    aio = mode == "aio-on-loop"  # the threaded server uses the HTTPS certificate (https on)
+    aio = mode.startswith("aio-")  # the threaded server uses the HTTPS certificate (https on)
     emulator = Emulator(EmulatorOptions(https=not aio, gnmi=aio))
     await emulator.start()
     endpoint = emulator.endpoints[0]
@@ -114,7 +114,10 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "serve":
         from mgmtbench import loopthread
 
-        loopthread.run(_serve(sys.argv[2], Path(sys.argv[3])))
+        if sys.argv[2] == "aio-on-asyncio-loop":  # the standard library's loop, not uvloop
+            asyncio.run(_serve(sys.argv[2], Path(sys.argv[3])))
+        else:
+            loopthread.run(_serve(sys.argv[2], Path(sys.argv[3])))
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--gets", type=int, default=2000)
