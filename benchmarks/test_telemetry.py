@@ -155,11 +155,12 @@ def test_sample_rate(benchmark: BenchmarkFixture, gnmi_site: tuple[Site, Target]
     rate = (len(stamps) - 1) / ((stamps[-1] - stamps[0]) / 1e9)
     asked = 1e9 / period
     benchmark.group = f"telemetry sample, {profile}"
+    figures: dict[str, Any] = {} if on_link is None else {
+        "bytes_per_second": round(on_link / window)}
     record(benchmark, "telemetry", lab=None, **site.record_info(), profile=site.name,
            op="sample", interval=interval, window_s=window, updates=counted[0],
            updates_per_second=round(rate, 1), asked_per_second=asked,
-           delivered_share=round(rate / asked, 3),
-           **({} if on_link is None else {"bytes_per_second": round(on_link / window)}))
+           delivered_share=round(rate / asked, 3), **figures)
 
 
 def _cli_trigger(target: Target) -> tuple[Driver, Callable[[int], None]]:
@@ -281,10 +282,13 @@ def test_polling(benchmark: BenchmarkFixture, gnmi_site: tuple[Site, Target], me
         close()
     one = benchmark.stats.stats.median * 1000 if benchmark.stats else float("nan")
     per_poll = None if on_link is None else on_link / polls
+    figures: dict[str, Any] = {}
+    for period in POLL_PERIODS:
+        figures[f"every_{period}s_requests_per_hour"] = 3600 // period
+        figures[f"every_{period}s_seen_after_ms"] = round(period * 500 + one, 1)
+        if per_poll is not None:
+            figures[f"every_{period}s_bytes_per_hour"] = round(per_poll * 3600 / period)
+    if per_poll is not None:
+        figures["bytes_per_poll"] = round(per_poll)
     record(benchmark, "telemetry", lab=None, **site.record_info(), profile=site.name,
-           op="poll", method=method, poll_ms=round(one, 2),
-           **({} if per_poll is None else {"bytes_per_poll": round(per_poll)}),
-           **{f"every_{t}s_requests_per_hour": 3600 // t for t in POLL_PERIODS},
-           **({} if per_poll is None else {f"every_{t}s_bytes_per_hour": round(per_poll * 3600 / t)
-                                           for t in POLL_PERIODS}),
-           **{f"every_{t}s_seen_after_ms": round(t * 500 + one, 1) for t in POLL_PERIODS})
+           op="poll", method=method, poll_ms=round(one, 2), **figures)

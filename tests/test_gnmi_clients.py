@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from mgmtbench.clients import ADAPTERS, Client, Target, Transport, adapter
+from mgmtbench.clients import ADAPTERS, AsyncClient, Client, Target, Transport, adapter
 from mgmtbench.clients.gnmi import requests
 from mgmtbench.clients.netconf.rpcs import edit_interface
 from mgmtbench.emulator import EmulatorOptions, EmulatorThread
@@ -51,7 +51,8 @@ def target(emu: EmulatorThread, device: DeviceEndpoint) -> Target:
                        ca_file=emu.emulator.tls.ca, gnmi_port=device.gnmi_port)
 
 
-def run_once(client: Client, commands: list[str]) -> str:
+def run_once(client: Client | AsyncClient, commands: list[str]) -> str:
+    assert isinstance(client, Client)  # the gNMI adapters are blocking
     client.setup()
     try:
         return client.run(commands)
@@ -95,7 +96,7 @@ def test_a_yang_batch_set_reaches_the_cli_and_netconf(target: Target, device: De
         reply = netconf.rpc('<get><filter type="cli">show running-config</filter></get>')
     finally:
         netconf.close()
-    running = "".join(reply.itertext())
+    running = "".join(str(text) for text in reply.itertext())
     block = running[running.index(f"interface {interface}\n"):].split("!")[0]
     assert f" description mgmtbench-{count - 1}\n" in block  # the last update wins
 

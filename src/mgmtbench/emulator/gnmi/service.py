@@ -197,23 +197,27 @@ class DeviceGnmi:
     def set(self, request: Any) -> Any:
         """Deletes, replaces and updates as one transaction (see the module docstring)."""
         prefix = request.prefix if request.HasField("prefix") else None
-        before = self.data(with_state=False)
-        after = copy.deepcopy(before)
+        ops = [(kind, resolve(prefix, path), path, val) for kind, path, val in (
+            *(("delete", p, None) for p in request.delete),
+            *(("replace", u.path, u.val) for u in request.replace),
+            *(("update", u.path, u.val) for u in request.update))]
+        modelled = any(not where.cli for _, where, _, _ in ops)
+        # The configuration is copied and checked only for a Set that edits modelled data
+        # (the study's CLI updates run their commands and edit nothing).
+        before = self.data(with_state=False) if modelled else None
+        after = copy.deepcopy(before) if before is not None else None
         keys = self.model.keys
         results = []
         commands: list[tuple[str, str]] = []
-        ops = [*(("delete", p, None) for p in request.delete),
-               *(("replace", u.path, u.val) for u in request.replace),
-               *(("update", u.path, u.val) for u in request.update)]
         op_codes = {"delete": "DELETE", "replace": "REPLACE", "update": "UPDATE"}
-        for kind, path, val in ops:
-            where = resolve(prefix, path)
+        for kind, where, path, val in ops:
             if where.cli:
                 if kind == "delete":
                     raise invalid("a cli path cannot be deleted")
                 commands.append((paths.command_of(where.origin, where.elems),
                                  _cli_lines(val)))
             else:
+                assert after is not None
                 steps = self.steps(where)
                 value = None if val is None else json_of(val)
                 operation = {"delete": "remove", "replace": "replace", "update": "merge"}[kind]
@@ -230,10 +234,11 @@ class DeviceGnmi:
                     raise invalid(f"{exc.path}: {exc}") from exc
             results.append(pb.UpdateResult(path=path, op=pb.UpdateResult.Operation.Value(
                 op_codes[kind])))
-        self._check(after)
+        if before is not None and after is not None:
+            self._check(after)
         for command, lines in commands:
             self._cli_update(command, lines)
-        if any(not resolve(prefix, path).cli for _, path, _ in ops):
+        if before is not None and after is not None:
             self._commit(before, after)
         return pb.SetResponse(prefix=prefix, response=results, timestamp=time.time_ns())
 
