@@ -429,3 +429,37 @@ def test_subscribe_errors(stub: Any) -> None:
     missing = subscription(pb.Subscription(path=parse("/nothing")), mode="ONCE")
     code, _ = status(lambda: list(stub.Subscribe(iter([missing]), metadata=AUTH, timeout=5)))
     assert code is grpc.StatusCode.NOT_FOUND
+
+
+# --- serving -----------------------------------------------------------------------------------
+
+
+def test_serve_flags_choose_the_gnmi_port() -> None:
+    import argparse
+
+    from mgmtbench.emulator.command import options_from_args, register
+
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    default = options_from_args(parser.parse_args(["serve"]))
+    assert (default.gnmi, default.gnmi_port) == (True, 9339)  # a device's port
+    assert options_from_args(parser.parse_args(["serve", "--ssh-port", "0"])).gnmi_port == 0
+    assert options_from_args(parser.parse_args(["serve", "--gnmi-port", "57400"])).gnmi_port \
+        == 57400
+    assert not options_from_args(parser.parse_args(["serve", "--no-gnmi"])).gnmi
+
+
+def test_no_gnmi_without_models_or_when_turned_off() -> None:
+    for options in (EmulatorOptions(https=False, gnmi=False),
+                    EmulatorOptions(https=False, platform="cisco_asa")):
+        with EmulatorThread(options) as emulator:
+            assert emulator.endpoints[0].gnmi_port is None
+
+
+def test_a_taken_gnmi_port_is_one_clear_line(endpoint: DeviceEndpoint) -> None:
+    from mgmtbench.errors import UsageError
+
+    with pytest.raises(UsageError, match=rf"gNMI port {endpoint.gnmi_port} on 127\.0\.0\.1 "
+                                         r"cannot be used"):
+        EmulatorThread(EmulatorOptions(https=False, ssh=True,
+                                       gnmi_port=endpoint.gnmi_port or 0)).start()
