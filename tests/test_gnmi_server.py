@@ -463,3 +463,22 @@ def test_a_taken_gnmi_port_is_one_clear_line(endpoint: DeviceEndpoint) -> None:
                                          r"cannot be used"):
         EmulatorThread(EmulatorOptions(https=False, ssh=True,
                                        gnmi_port=endpoint.gnmi_port or 0)).start()
+
+
+def test_anonymous_calls_are_let_in_only_when_asked(stub: Any) -> None:
+    """``--gnmi-anonymous``: a call without credentials (the study's Go client) is answered;
+    wrong credentials are still refused."""
+    request = pb.GetRequest(path=[command_path("show clock")], encoding=ENC("ASCII"))
+    with EmulatorThread(EmulatorOptions(https=False, gnmi_anonymous=True)) as emulator:
+        assert emulator.emulator.tls is not None
+        creds = grpc.ssl_channel_credentials(emulator.emulator.tls.ca.read_bytes())
+        with grpc.secure_channel(f"127.0.0.1:{emulator.endpoints[0].gnmi_port}",
+                                 creds) as channel:
+            open_stub = rpc.gNMIStub(channel)
+            assert "UTC" in open_stub.Get(request, timeout=10).notification[0].update[0].val \
+                .ascii_val
+            code, _ = status(lambda: open_stub.Get(
+                request, metadata=(("username", "admin"), ("password", "no")), timeout=10))
+            assert code is grpc.StatusCode.UNAUTHENTICATED
+    code, _ = status(lambda: stub.Get(request, timeout=10))  # the default: a device's refusal
+    assert code is grpc.StatusCode.UNAUTHENTICATED

@@ -66,6 +66,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "any (default: 9339, or any free port with --ssh-port 0)")
     p.add_argument("--no-gnmi", action="store_true",
                    help="serve no gNMI (on platforms with YANG models it is on)")
+    p.add_argument("--gnmi-anonymous", action="store_true",
+                   help="accept gNMI calls that carry no credentials (clibench's Go client "
+                        "sends none); calls with credentials are still checked")
     p.add_argument("--username", default="admin", help="login user (default: %(default)s)")
     p.add_argument("--password", default="admin", help="login password (default: %(default)s)")
     p.add_argument("--enable-password", default=None,
@@ -246,6 +249,7 @@ def options_from_args(args: argparse.Namespace) -> EmulatorOptions:
         netconf_port=(args.netconf_port if args.netconf_port is not None
                       else 0 if args.ssh_port == 0 else 8300),
         gnmi=not args.no_gnmi,
+        gnmi_anonymous=args.gnmi_anonymous,
         gnmi_port=(args.gnmi_port if args.gnmi_port is not None
                    else 0 if args.ssh_port == 0 else 9339),
         credentials=Credentials(

@@ -168,6 +168,9 @@ class EmulatorOptions:
     # free port; a lab's devices: 9339), on platforms whose models it writes.
     gnmi: bool = True
     gnmi_port: int = 0
+    # Accept gNMI calls without credentials (clibench's Go client sends none); calls that carry
+    # them are still checked. Off: a device's behaviour, UNAUTHENTICATED.
+    gnmi_anonymous: bool = False
     # Explicit hostnames, one per device (a shard of a larger fleet); empty: derived from hostname.
     names: tuple[str, ...] = ()
     # The privilege level an SSH shell starts at: 15 lands at host#, 1 at host> (enable needed);

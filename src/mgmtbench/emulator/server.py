@@ -248,7 +248,7 @@ class Emulator:
         creds = opts.credentials
         server, port, service = await serve_gnmi(
             device, opts.address(index), opts.port(opts.gnmi_port, index),
-            Credentials(creds.username, creds.password), self._gnmi_tls)
+            Credentials(creds.username, creds.password, opts.gnmi_anonymous), self._gnmi_tls)
         self._gnmi_servers.append(server)
         self.gnmi_services[device.hostname] = service
         return port
