@@ -482,3 +482,24 @@ def test_anonymous_calls_are_let_in_only_when_asked(stub: Any) -> None:
             assert code is grpc.StatusCode.UNAUTHENTICATED
     code, _ = status(lambda: stub.Get(request, timeout=10))  # the default: a device's refusal
     assert code is grpc.StatusCode.UNAUTHENTICATED
+
+
+@pytest.mark.parametrize("platform", ["arista_eos", "cisco_nxos", "juniper_junos"])
+def test_every_modelled_platform_reads_and_sets(platform: str) -> None:
+    """The other platforms with models: OpenConfig reads and a Set written in their own CLI
+    (Junos: set and commit), read back."""
+    from mgmtbench.clients.netconf.rpcs import edit_interface
+
+    interface = edit_interface(platform)
+    path = f"/interfaces/interface[name={interface}]/config/description"
+    with EmulatorThread(EmulatorOptions(https=False, platform=platform)) as emulator:
+        assert emulator.emulator.tls is not None
+        creds = grpc.ssl_channel_credentials(emulator.emulator.tls.ca.read_bytes())
+        with grpc.secure_channel(f"127.0.0.1:{emulator.endpoints[0].gnmi_port}",
+                                 creds) as channel:
+            other = rpc.gNMIStub(channel)
+            [hostname] = get(other, "/system/state/hostname").notification[0].update
+            assert json_value(hostname) == "R1"
+            _set(other, update=[pb.Update(path=parse(path), val=_jv(f"{platform}-by-gnmi"))])
+            [update] = get(other, path).notification[0].update
+            assert json_value(update) == f"{platform}-by-gnmi"
