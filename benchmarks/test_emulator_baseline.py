@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import asyncssh
 import httpx
@@ -565,3 +566,161 @@ def test_restconf_get_against_go_server(
               f"the {PEER_TARGET} target); server CPU per request {cpu_ms[ours.name]:.3f} vs "
               f"{cpu_ms[go.name]:.3f} ms ({cpu_ratio:.1f}x); median of {PEER_ROUNDS} rounds of "
               f"{RESTCONF_BATCH}")
+
+
+# --- gNMI: the emulator's gNMI server against clibench's Go gNMI server ------------------------
+
+GNMI_BATCH = 100
+
+
+@dataclass
+class GnmiPeer:
+    """One gNMI server: its process, port, and the client's warm channel (the bare stub)."""
+
+    name: str
+    process: subprocess.Popen[str]
+    port: int
+    channel: Any = None
+    stub: Any = None
+
+    def cpu_seconds(self) -> float:
+        return procfs.threads_cpu_seconds(self.process.pid)
+
+    def open(self, ca: bytes) -> None:
+        import grpc
+
+        from mgmtbench.emulator.gnmi.protos import rpc
+
+        self.channel = grpc.secure_channel(f"127.0.0.1:{self.port}",
+                                           grpc.ssl_channel_credentials(ca))
+        self.stub = rpc.gNMIStub(self.channel)
+
+    def get(self) -> str:
+        """The study's request: ``/cli/show/version``, ASCII; the answer's text (ours is an
+        ``ascii_val``, the Go server's a ``string_val``)."""
+        from mgmtbench.emulator.gnmi.paths import command_path
+        from mgmtbench.emulator.gnmi.protos import pb
+
+        reply = self.stub.Get(pb.GetRequest(path=[command_path(PEER_COMMAND)],
+                                            encoding=pb.Encoding.Value("ASCII")),
+                              metadata=(("username", USERNAME), ("password", PASSWORD)),
+                              timeout=10)
+        value = reply.notification[0].update[0].val
+        return str(getattr(value, value.WhichOneof("value")))
+
+
+def _serve_mgmtbench_gnmi(state: Path) -> tuple[subprocess.Popen[str], int]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mgmtbench.cli", "serve", "--ssh-port", "0", "--https-port", "0",
+         "--no-netconf", "--username", USERNAME, "--password", PASSWORD,
+         "--state-dir", str(state)],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert process.stdout is not None
+    port = 0
+    for line in process.stdout:
+        if found := re.search(r"gnmic -a [^ ]+:(\d+) ", line):
+            port = int(found.group(1))
+        if line.startswith("Press Ctrl-C"):
+            break
+    assert port, "mgmtbench serve did not start its gNMI server"
+    return process, port
+
+
+def _serve_gnmi_peer(binary: str, transcripts: Path, state: Path
+                     ) -> tuple[subprocess.Popen[str], int]:
+    port = free_port()
+    # The emulator's own certificate (its CA is what the client trusts): the same TLS for both.
+    process = subprocess.Popen(
+        [binary, "-addr", f"127.0.0.1:{port}", "-hostname", "R1", "-user", USERNAME,
+         "-pass", PASSWORD, "-transcripts", str(transcripts),
+         "-tls-cert", str(state / "tls" / "server.pem"),
+         "-tls-key", str(state / "tls" / "server.key")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    deadline = threading.Timer(30, process.kill)
+    deadline.start()
+    try:
+        started = any("listening" in line for line in process.stderr)
+    finally:
+        deadline.cancel()
+    assert started, f"{binary} did not start in 30 s"
+    return process, port
+
+
+@pytest.fixture(scope="module")
+def gnmi_pair(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+              ) -> Iterator[tuple[GnmiPeer, GnmiPeer]]:
+    """The emulator's gNMI and the Go gNMI server (serving the emulator's certificate), each
+    with a warm channel."""
+    binary = request.config.getoption("--peer-gnmi-server")
+    if not binary:
+        pytest.skip("no Go gNMI server to compare with: build clibench's internal/gnmiserver "
+                    "(v0.7.0) outside this repository behind a small main that takes -addr "
+                    "-transcripts -tls-cert -tls-key and give its path with --peer-gnmi-server "
+                    "PATH or MGMTBENCH_PEER_GNMI_SERVER")
+    if not os.access(binary, os.X_OK):
+        pytest.skip(f"--peer-gnmi-server {binary}: not an executable file")
+    state = tmp_path_factory.mktemp("gnmi-state")
+    peers: list[GnmiPeer] = []
+    try:
+        peers.append(GnmiPeer("mgmtbench", *_serve_mgmtbench_gnmi(state)))
+        ca = (state / "tls" / "ca.pem").read_bytes()
+        peers[0].open(ca)
+        transcripts = tmp_path_factory.mktemp("peer-gnmi-transcripts")
+        (transcripts / f"{PEER_COMMAND.replace(' ', '_')}.txt").write_text(peers[0].get())
+        peers.append(GnmiPeer("go", *_serve_gnmi_peer(str(binary), transcripts, state)))
+        peers[1].open(ca)
+        yield peers[0], peers[1]
+    finally:
+        for peer in peers:
+            if peer.channel is not None:
+                peer.channel.close()
+            _stop(peer.process)
+
+
+def test_gnmi_get_against_go_server(benchmark: BenchmarkFixture,
+                                    capsys: pytest.CaptureFixture[str],
+                                    gnmi_pair: tuple[GnmiPeer, GnmiPeer]) -> None:
+    """A gNMI Get (the study's ``/cli/show/version``, ASCII) on a warm channel through the
+    generated stub: the emulator's time per request, the Go server's, their ratio (median of the
+    rounds'), and each server's CPU time per request."""
+    ours, go = gnmi_pair
+    expected = ours.get()
+    times: dict[str, list[float]] = {ours.name: [], go.name: []}
+    cpu: dict[str, list[float]] = {ours.name: [], go.name: []}
+
+    def timed(peer: GnmiPeer) -> None:
+        before_cpu = peer.cpu_seconds()
+        start = time.perf_counter()
+        for _ in range(GNMI_BATCH):
+            output = peer.get()
+        times[peer.name].append((time.perf_counter() - start) / GNMI_BATCH)
+        cpu[peer.name].append((peer.cpu_seconds() - before_cpu) / GNMI_BATCH)
+        assert same_output("cisco_ios", output, expected), f"{peer.name}: other text"
+
+    def one_round() -> None:
+        for peer in (ours, go) if len(times[ours.name]) % 2 == 0 else (go, ours):
+            timed(peer)
+
+    for peer in (ours, go):
+        for _ in range(GNMI_BATCH):
+            peer.get()
+    benchmark.group = "same Python client: mgmtbench vs Go gNMI server, 0 ms"
+    benchmark.pedantic(one_round, rounds=PEER_ROUNDS, warmup_rounds=0)
+    ms = {name: statistics.median(values) * 1000 for name, values in times.items()}
+    cpu_ms = {name: statistics.median(values) * 1000 for name, values in cpu.items()}
+    ratio = statistics.median(a / b for a, b in zip(times[ours.name], times[go.name],
+                                                     strict=True))
+    cpu_ratio = cpu_ms[ours.name] / max(cpu_ms[go.name], 1e-9)
+    record(benchmark, "emulator-vs-go", op="gnmi-get-warm", client="grpc-gnmi",
+           profile="local", rounds=PEER_ROUNDS, batch=GNMI_BATCH,
+           mgmtbench_ms=round(ms[ours.name], 3), go_ms=round(ms[go.name], 3),
+           ratio=round(ratio, 2), mgmtbench_cpu_ms=round(cpu_ms[ours.name], 3),
+           go_cpu_ms=round(cpu_ms[go.name], 3), cpu_ratio=round(cpu_ratio, 2),
+           target_ratio=PEER_TARGET)
+    with capsys.disabled():
+        print(f"\ngnmi-get-warm: mgmtbench {ms[ours.name]:.3f} ms, Go {ms[go.name]:.3f} ms "
+              f"per request, ratio {ratio:.2f} ({'within' if ratio <= PEER_TARGET else 'over'} "
+              f"the {PEER_TARGET} target); server CPU per request {cpu_ms[ours.name]:.3f} vs "
+              f"{cpu_ms[go.name]:.3f} ms ({cpu_ratio:.1f}x); median of {PEER_ROUNDS} rounds of "
+              f"{GNMI_BATCH}")

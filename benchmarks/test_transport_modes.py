@@ -43,6 +43,7 @@ from mgmtbench.errors import UsageError
 from mgmtbench.lab import LinkCounters
 from mgmtbench.testing import Driver, record, timing_info
 from mgmtbench.testing.clientcpu import client_cpu_seconds
+from mgmtbench.testing.gnmi import gnmi_output_check, gnmi_unsupported
 from mgmtbench.testing.netconf import netconf_output_check, netconf_unsupported
 from mgmtbench.testing.restconf import restconf_output_check, restconf_unsupported
 from mgmtbench.testing.sites import Site
@@ -58,7 +59,8 @@ SLOW_ROUND, SLOW_ROUNDS = 1.0, 2
 
 #: The transports that carry modelled data too: why a benchmark cannot run, and its check.
 _MODELLED = {Transport.NETCONF: (netconf_unsupported, netconf_output_check),
-             Transport.RESTCONF: (restconf_unsupported, restconf_output_check)}
+             Transport.RESTCONF: (restconf_unsupported, restconf_output_check),
+             Transport.GNMI: (gnmi_unsupported, gnmi_output_check)}
 
 
 def round_count(one_round: float) -> int:

@@ -159,7 +159,8 @@ def test_unknown_key_is_authentication_failed_for_openssh(ios_target: Target,
 def test_closed_port_is_connection_failed(name: str, ios_target: Target) -> None:
     cls = available(name)
     port = closed_port()
-    nowhere = replace(ios_target, ssh_port=port, https_port=port, netconf_port=port)
+    nowhere = replace(ios_target, ssh_port=port, https_port=port, netconf_port=port,
+                      gnmi_port=port)
     with pytest.raises(ConnectionFailed):
         drive(cls(nowhere, cls.modes[0]), ["show clock"])
 

@@ -21,7 +21,8 @@ import mgmtbench
 Graph = dict[str, dict[str, int]]
 
 DEVICE = "mgmtbench.emulator.device"
-PROTOCOLS = ("mgmtbench.emulator.cli", "mgmtbench.emulator.ssh", "mgmtbench.emulator.https")
+PROTOCOLS = ("mgmtbench.emulator.cli", "mgmtbench.emulator.ssh", "mgmtbench.emulator.https",
+             "mgmtbench.emulator.netconf", "mgmtbench.emulator.gnmi")
 
 
 def modules(root: Path) -> dict[str, tuple[Path, bool]]:

@@ -234,6 +234,13 @@ def test_netconf_port_is_830_unless_the_inventory_says(tmp_path: Path) -> None:
     assert chosen.target.netconf_port == 8830
 
 
+def test_gnmi_port_is_9339_unless_the_inventory_says(tmp_path: Path) -> None:
+    [plain] = load_inventory(one_host(tmp_path), env=ENV).hosts
+    assert plain.target.gnmi_port == 9339  # a real device's gNMI port
+    [chosen] = load_inventory(one_host(tmp_path, "gnmi_port = 57400\n"), env=ENV).hosts
+    assert chosen.target.gnmi_port == 57400
+
+
 def test_a_prompt_is_asked_once_per_user(tmp_path: Path) -> None:
     path = write(tmp_path, "i.toml", '[defaults]\nplatform = "ios"\nusername = "u"\n'
                                      '[hosts.r1]\nhost = "198.18.0.1"\n'

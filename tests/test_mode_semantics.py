@@ -19,6 +19,8 @@ import pytest
 
 from mgmtbench.clients import AsyncClient, Client, Transport, adapter, pairs
 from mgmtbench.clients.base import (
+    GNMI_MODES,
+    GNMI_STUDY_MODES,
     HTTPS_MODES,
     KEPT_SHELL,
     KEPT_VARIANTS,
@@ -45,6 +47,7 @@ SSH_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.SSH]
 HTTPS_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.HTTPS]
 NETCONF_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.NETCONF]
 RESTCONF_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.RESTCONF]
+GNMI_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.GNMI]
 
 #: Per iteration with N commands: (TCP connections, exec requests, PTY shells).
 SSH_PER_ITERATION = {
@@ -91,14 +94,27 @@ RESTCONF_CONNECTIONS_PER_ITERATION = {
     "conn-per-iteration": 1,
 }
 
+#: Per iteration with N commands (the study's, clibench v0.7.0, and ours): (TCP connections,
+#: Get RPCs, Set RPCs, ONCE subscriptions). pygnmi adds a Capabilities call per connection.
+GNMI_PER_ITERATION = {
+    "fresh-conn": (1, 1, 0, 0),  # a new channel, ONE Get of every path
+    "reuse-stream": (0, N, 0, 0),  # a unary Get per command on the kept channel
+    "batch-set": (0, 0, 1, 0),  # every update in one Set
+    "subscribe-once": (0, 0, 0, 1),  # one ONCE subscription of every path
+    "fresh-get-per-cmd": (1, N, 0, 0),  # ours: a new channel, a Get per command
+    "batch-get": (0, 1, 0, 0),  # ours: one Get of every path on the kept channel
+}
+
 
 def test_every_mode_has_an_expectation() -> None:
     assert set(SSH_PER_ITERATION) == set(SSH_MODES)
     assert set(HTTPS_CONNECTIONS_PER_ITERATION) == set(HTTPS_MODES)
     assert set(NETCONF_PER_ITERATION) == set(NETCONF_MODES)
     assert set(RESTCONF_CONNECTIONS_PER_ITERATION) == set(RESTCONF_MODES)
-    assert (set(SSH_MODES) | set(HTTPS_MODES) | set(NETCONF_MODES)
-            | set(RESTCONF_MODES)) >= STUDY_MODES
+    assert set(GNMI_PER_ITERATION) == set(GNMI_MODES)
+    assert (set(SSH_MODES) | set(HTTPS_MODES) | set(NETCONF_MODES) | set(RESTCONF_MODES)
+            | set(GNMI_MODES)) >= STUDY_MODES
+    assert set(GNMI_MODES) & STUDY_MODES == set(GNMI_STUDY_MODES)
     assert not STUDY_MODES & KEPT_VARIANTS
 
 
@@ -317,3 +333,36 @@ def test_modes_option(value: str, has: set[str], lacks: set[str]) -> None:
 def test_an_unknown_mode_is_one_usage_error() -> None:
     with pytest.raises(pytest.UsageError, match="unknown modes \\['pty-rouse'\\]"):
         selected_modes(_Config("pty-rouse"))  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def gnmi_proxy(ios_target: Target) -> Iterator[CountingProxy]:
+    proxy = CountingProxy(ios_target.host, ios_target.gnmi_port).start()
+    yield proxy
+    proxy.close()
+
+
+@pytest.mark.parametrize(("name", "mode"), GNMI_PAIRS, ids=[f"{c}-{m}" for c, m in GNMI_PAIRS])
+def test_gnmi_mode_sends_what_its_name_says(name: str, mode: str, ios_target: Target,
+                                            gnmi_proxy: CountingProxy,
+                                            emulator_for: Callable[[str], EmulatorThread]
+                                            ) -> None:
+    cls = adapter(name)
+    if hint := cls.missing():
+        pytest.fail(hint)
+    counts = emulator_for("cisco_ios").emulator.gnmi_services["R1"].counts
+    seen: list[tuple[float, ...]] = []
+
+    def snapshot() -> None:
+        seen.append((gnmi_proxy.accepted, *(counts.get(k, 0) for k in (
+            "Get", "Set", "Subscribe ONCE"))))
+
+    target = replace(ios_target, gnmi_port=gnmi_proxy.port)
+    outputs = iterations(cls(target, mode), snapshot, snapshot)
+    if mode == "batch-set":
+        assert outputs == ["ok\n" * N] * ROUNDS
+    else:
+        assert [stable(o) for o in outputs] == [stable(expected())] * ROUNDS
+    start, end = seen
+    assert tuple((b - a) / ROUNDS for a, b in zip(start, end, strict=True)) == \
+        GNMI_PER_ITERATION[mode]

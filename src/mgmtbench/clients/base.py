@@ -46,8 +46,8 @@ from mgmtbench.clients.translate import Translator
 from mgmtbench.errors import ClientError, MissingLibrary, UsageError
 from mgmtbench.targets import Auth, Service, SshAlgorithms, Target
 
-__all__ = ["ALGORITHM_FIELDS", "HTTPS_MODES", "KEPT_SHELL", "KEPT_VARIANTS", "NETCONF_MODES",
-           "PAYLOADS", "PTY_MODES", "RESTCONF_MODES",
+__all__ = ["ALGORITHM_FIELDS", "GNMI_MODES", "GNMI_STUDY_MODES", "HTTPS_MODES", "KEPT_SHELL",
+           "KEPT_VARIANTS", "NETCONF_MODES", "PAYLOADS", "PTY_MODES", "RESTCONF_MODES",
            "REUSING_MODES", "SSH_MODES", "STUDY_MODES", "AnyClient",
            "AsyncClient", "Client", "ClientError", "MissingLibrary", "Target", "TranslatedClient",
            "Transport",
@@ -60,6 +60,7 @@ class Transport(StrEnum):
     HTTPS = "https"
     NETCONF = "netconf"
     RESTCONF = "restconf"
+    GNMI = "gnmi"
 
 
 # Mode names as they appear in test ids and in the JSON results. The names the published study
@@ -79,14 +80,23 @@ NETCONF_MODES = ("fresh-session", "reuse-session", "batch-rpc", "edit-commit")
 #: one HTTP/2 connection, and one new connection per iteration kept for its commands.
 RESTCONF_MODES = ("fresh-conn", "keep-alive", "batch-patch", "json-vs-xml", "h2-multiplex",
                   "conn-per-iteration")
-#: What a NETCONF RPC or a RESTCONF request carries: the study's CLI envelope, or modelled
-#: (YANG) data (:mod:`mgmtbench.clients.netconf.rpcs`, :mod:`mgmtbench.clients.restconf.
-#: requests`). Other transports carry CLI text only.
+#: gNMI's modes. The study's (clibench v0.7.0, :data:`GNMI_STUDY_MODES`): a new channel per
+#: iteration and ONE Get of every command's path; one unary Get per command on a kept channel;
+#: every command's update in one Set on a kept channel; one ONCE subscription of every path in
+#: one streaming RPC on a kept channel. Ours: a new channel per iteration with one Get per
+#: command (like-for-like with per-command SSH execs), and one Get of every path on a kept
+#: channel.
+GNMI_STUDY_MODES = ("fresh-conn", "reuse-stream", "batch-set", "subscribe-once")
+GNMI_MODES = (*GNMI_STUDY_MODES, "fresh-get-per-cmd", "batch-get")
+#: What a NETCONF RPC, a RESTCONF request or a gNMI path carries: the study's CLI envelope, or
+#: modelled (YANG) data (:mod:`mgmtbench.clients.netconf.rpcs`,
+#: :mod:`mgmtbench.clients.restconf.requests`, :mod:`mgmtbench.clients.gnmi.requests`). Other
+#: transports carry CLI text only.
 PAYLOADS = ("cli", "yang")
-#: The study's mode names (SSH, HTTPS, NETCONF and RESTCONF).
+#: The study's mode names (SSH, HTTPS, NETCONF, RESTCONF and gNMI).
 STUDY_MODES = frozenset({"fresh-conn", "reuse-conn", "batch-exec", "pty-fresh", "pty-reuse",
                          "keep-alive", "batch-post", "multi-cmd", *NETCONF_MODES,
-                         "batch-patch", "json-vs-xml"})
+                         "batch-patch", "json-vs-xml", *GNMI_STUDY_MODES})
 #: Our variants that keep what a study name meant here before (issue 12): a shell kept across
 #: iterations, and an HTTPS connection made per iteration. Benchmarked with ``--modes all``.
 KEPT_VARIANTS = frozenset({"pty-kept", "conn-per-iteration", "batch-post-fresh",
@@ -98,7 +108,8 @@ KEPT_SHELL = "pty-kept"
 #: Modes whose connection is made in ``setup`` (outside the timed part).
 REUSING_MODES = frozenset({"reuse-conn", "pty-reuse", "pty-kept", "keep-alive", "batch-post",
                            "multi-cmd", "pipelined", "h2-multiplex", "reuse-session",
-                           "batch-rpc", "edit-commit", "batch-patch", "json-vs-xml"})
+                           "batch-rpc", "edit-commit", "batch-patch", "json-vs-xml",
+                           "reuse-stream", "batch-set", "subscribe-once", "batch-get"})
 
 
 class _Common:
@@ -135,6 +146,8 @@ class _Common:
             return Service.HTTPS
         if cls.transport is Transport.NETCONF:
             return Service.NETCONF
+        if cls.transport is Transport.GNMI:
+            return Service.GNMI
         return Service.SSH_SHELL if mode in PTY_MODES else Service.SSH_EXEC
 
     @classmethod

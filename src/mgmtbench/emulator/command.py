@@ -61,6 +61,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "(default: 8300, or any free port with --ssh-port 0)")
     p.add_argument("--no-netconf", action="store_true",
                    help="serve no NETCONF (on platforms with YANG models it is on)")
+    p.add_argument("--gnmi-port", type=_port, default=None,
+                   help="gNMI port (gRPC over TLS, as devices' 9339) of the first device, 0 for "
+                        "any (default: 9339, or any free port with --ssh-port 0)")
+    p.add_argument("--no-gnmi", action="store_true",
+                   help="serve no gNMI (on platforms with YANG models it is on)")
+    p.add_argument("--gnmi-anonymous", action="store_true",
+                   help="accept gNMI calls that carry no credentials (clibench's Go client "
+                        "sends none); calls with credentials are still checked")
     p.add_argument("--username", default="admin", help="login user (default: %(default)s)")
     p.add_argument("--password", default="admin", help="login password (default: %(default)s)")
     p.add_argument("--enable-password", default=None,
@@ -240,6 +248,10 @@ def options_from_args(args: argparse.Namespace) -> EmulatorOptions:
         netconf=not args.no_netconf,
         netconf_port=(args.netconf_port if args.netconf_port is not None
                       else 0 if args.ssh_port == 0 else 8300),
+        gnmi=not args.no_gnmi,
+        gnmi_anonymous=args.gnmi_anonymous,
+        gnmi_port=(args.gnmi_port if args.gnmi_port is not None
+                   else 0 if args.ssh_port == 0 else 9339),
         credentials=Credentials(
             username=args.username,
             password=args.password,
@@ -303,6 +315,9 @@ def _print_ready(emulator: Emulator) -> None:
         if endpoint.netconf_port:
             print(f"    netconf: ssh -s -p {endpoint.netconf_port} {creds.username}@"
                   f"{endpoint.host} netconf")
+        if endpoint.gnmi_port and emulator.tls is not None:
+            print(f"    gnmi: gnmic -a {endpoint.host}:{endpoint.gnmi_port} -u {creds.username} "
+                  f"-p {creds.password} --tls-ca {emulator.tls.ca} get --path /system/state")
     if count > len(shown):
         last = emulator.endpoints[-1]
         print(f"  ... {count - len(shown)} more, up to {last.hostname} "

@@ -164,6 +164,13 @@ class EmulatorOptions:
     # (0: any free port; None: only on the SSH port), on platforms whose models it writes.
     netconf: bool = True
     netconf_port: int | None = 0
+    # gNMI (gRPC with TLS, the HTTPS API's certificate and credentials) on ``gnmi_port`` (0: any
+    # free port; a lab's devices: 9339), on platforms whose models it writes.
+    gnmi: bool = True
+    gnmi_port: int = 0
+    # Accept gNMI calls without credentials (clibench's Go client sends none); calls that carry
+    # them are still checked. Off: a device's behaviour, UNAUTHENTICATED.
+    gnmi_anonymous: bool = False
     # Explicit hostnames, one per device (a shard of a larger fleet); empty: derived from hostname.
     names: tuple[str, ...] = ()
     # The privilege level an SSH shell starts at: 15 lands at host#, 1 at host> (enable needed);

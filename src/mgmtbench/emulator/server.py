@@ -13,6 +13,7 @@ import socket
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import asyncssh
 
@@ -33,6 +34,7 @@ from mgmtbench.emulator.ssh.server import (
     host_key_pair,
     listen_ssh,
 )
+from mgmtbench.emulator.yang.datastore import platform_families
 from mgmtbench.errors import UsageError
 from mgmtbench.loopthread import LoopThread
 from mgmtbench.privatefiles import create_new, private_folder, replace_private
@@ -55,6 +57,8 @@ class DeviceEndpoint:
     https_connections: ConnectionCaps | None = None
     #: The device's NETCONF-only SSH port (None: NETCONF on the SSH port only, or none).
     netconf_port: int | None = None
+    #: The device's gNMI port (None: no gNMI).
+    gnmi_port: int | None = None
 
     @property
     def hostname(self) -> str:
@@ -82,6 +86,10 @@ class Emulator:
         self._ssh_connections: set[asyncssh.SSHServerConnection] = set()
         self._https_sockets: list[socket.socket] = []
         self._https_task: asyncio.Task[None] | None = None
+        self._gnmi_servers: list[Any] = []
+        self._gnmi_tls: Any = None
+        #: Each device's gNMI service (by hostname), for its counts.
+        self.gnmi_services: dict[str, Any] = {}
         # Gives the memory of closed connections back to the system (emulator/memtrim.py).
         self._trim_task: asyncio.Task[None] | None = None
         self._shutdown = asyncio.Event()
@@ -116,7 +124,7 @@ class Emulator:
             self._host_key_pair = host_key_pair(
                 self.host_key, opts.algorithms.host_key_algs
                 or (ssh.host_key_algs if key_type == ssh.host_key else None))
-            if opts.https:
+            if opts.https or opts.gnmi:
                 self.tls = make_tls_files(self._state_dir / "tls", _tls_names(opts))
             devices = [
                 Device(platform, DeviceFacts.for_hostname(name, opts.mgmt_ip(index),
@@ -143,10 +151,11 @@ class Emulator:
                 if opts.https:
                     https_port = self._bind_https(index)
                     by_https_socket[(opts.address(index), https_port)] = device
+                gnmi_port = await self._serve_gnmi(device, index)
                 self.endpoints.append(DeviceEndpoint(
                     device, opts.address(index), ssh_port, https_port, counts,
                     ConnectionCaps(opts.limits) if https_port is not None else None,
-                    netconf_port))
+                    netconf_port, gnmi_port))
             if opts.https and self.tls is not None:
                 api = DeviceApi(by_https_socket, opts.credentials, opts.limits,
                                 user_agent=(platform.style.identity.https.user_agent
@@ -171,6 +180,8 @@ class Emulator:
         for conn in connections:
             conn.close()
         await asyncio.gather(*(c.wait_closed() for c in connections), return_exceptions=True)
+        servers, self._gnmi_servers = self._gnmi_servers, []
+        await asyncio.gather(*(server.stop(0.5) for server in servers), return_exceptions=True)
         if self._https_task is not None:
             await _finish(self._https_task, grace=2.0)
             self._https_task = None
@@ -216,6 +227,31 @@ class Emulator:
             raise UsageError(f"cannot start the SSH server: {exc}") from exc
         self._acceptors.append(acceptor)
         return int(acceptor.get_port())
+
+    async def _serve_gnmi(self, device: Device, index: int) -> int | None:
+        """Start the device's gNMI server (if asked for and its platform has models); its
+        port."""
+        opts = self.options
+        if not opts.gnmi or platform_families(device.platform) is None:
+            return None
+        from mgmtbench.emulator.gnmi import protos
+
+        reason = protos.missing()
+        if reason is not None:
+            raise UsageError(f"{reason} (or serve with --no-gnmi)")
+        from mgmtbench.emulator.gnmi.server import serve_gnmi, server_credentials
+        from mgmtbench.emulator.gnmi.service import Credentials
+
+        assert self.tls is not None
+        if self._gnmi_tls is None:
+            self._gnmi_tls = server_credentials(self.tls.cert, self.tls.key)
+        creds = opts.credentials
+        server, port, service = await serve_gnmi(
+            device, opts.address(index), opts.port(opts.gnmi_port, index),
+            Credentials(creds.username, creds.password, opts.gnmi_anonymous), self._gnmi_tls)
+        self._gnmi_servers.append(server)
+        self.gnmi_services[device.hostname] = service
+        return port
 
     def _bind_https(self, index: int) -> int:
         opts = self.options
@@ -343,7 +379,8 @@ def _validate(options: EmulatorOptions) -> None:
     if options.addresses and len(options.addresses) != options.devices:
         raise UsageError(f"{len(options.addresses)} addresses for {options.devices} devices: "
                          "give one address per device")
-    for name, port in (("SSH", options.ssh_port), ("HTTPS", options.https_port)):
+    for name, port in (("SSH", options.ssh_port), ("HTTPS", options.https_port),
+                       ("gNMI", options.gnmi_port)):
         if port and not 1 <= port + options.devices - 1 <= 65535:
             raise UsageError(f"{name} ports {port}..{port + options.devices - 1} are out of range")
     if options.processing_delay < 0:

@@ -51,7 +51,8 @@ def lab_inventory(devices: Sequence[LabDevice], *, lab_id: str, profile: str, pl
         lines += ["", f"[hosts.{toml_string(device.hostname)}]",
                   f"host = {toml_string(device.address)}", f"ssh_port = {device.ssh_port}",
                   f"https_port = {device.https_port}",
-                  f"netconf_port = {getattr(device, 'netconf_port', 830)}"]
+                  f"netconf_port = {getattr(device, 'netconf_port', 830)}",
+                  f"gnmi_port = {getattr(device, 'gnmi_port', 9339)}"]
     return "\n".join(lines) + "\n"
 
 

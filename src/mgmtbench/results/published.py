@@ -39,12 +39,14 @@ class Published:
     title: str
     #: p50 ms by configured RTT (ms) and mode.
     p50: Mapping[int, Mapping[str, float]]
-    #: The study's round trips per mode (the same at every RTT).
+    #: The study's round trips per mode (at every RTT but those of ``round_trips_by_rtt``).
     round_trips: Mapping[str, float]
     #: The clients that measure it, for the hint when a run has none.
     clients: str
     #: Our own modes of the transport, in the order the table shows them after the study's.
     ours: tuple[str, ...] = ()
+    #: Round trips that differ by configured RTT (ms), where the study's do.
+    round_trips_by_rtt: Mapping[int, Mapping[str, float]] = field(default_factory=dict)
     #: What the report says besides the common text (caveats on the study's figures).
     note: str = ""
     #: The study's release the figures are from.
@@ -77,8 +79,11 @@ def study_table(published: Published, frame: pd.DataFrame) -> dict[str, pd.DataF
     out: dict[str, pd.DataFrame] = {}
     for profile, group in rows.groupby("profile", sort=False):
         configured = _configured(group)
-        p50s = published.p50.get(round(configured)) if configured is not None and abs(
+        rtt = round(configured) if configured is not None and abs(
             configured - round(configured)) < 0.5 else None
+        p50s = published.p50.get(rtt) if rtt is not None else None
+        trips = published.round_trips_by_rtt.get(rtt, published.round_trips) if rtt is not None \
+            else published.round_trips
         ssh = frame[(frame["profile"] == profile) & (frame["transport"] == "ssh")
                     & (frame["mode"] == "pty-fresh") & (commands == COMMANDS)]
         baseline = float(ssh["median_ms"].min()) if not ssh.empty else float("nan")
@@ -94,7 +99,7 @@ def study_table(published: Published, frame: pd.DataFrame) -> dict[str, pd.DataF
                 "ratio": median / p50 if p50 else float("nan"),
                 "wire_rtts": row.get("wire_rtts_per_iteration", float("nan")),
                 "app_rtts": row.get("app_rtts_per_iteration", float("nan")),
-                "clibench_rtts": published.round_trips.get(mode, float("nan")),
+                "clibench_rtts": trips.get(mode, float("nan")),
                 "packets": row.get("packets_per_iteration", float("nan")),
                 "bytes": row.get("bytes_per_iteration", float("nan")),
                 "vs_pty_fresh": baseline / median if median else float("nan")})

@@ -28,6 +28,7 @@ class Service(StrEnum):
     SSH_SHELL = "ssh shell"  # a PTY and the device's interactive CLI
     HTTPS = "https"  # the HTTPS management API
     NETCONF = "netconf"  # the netconf SSH subsystem (RFC 6242), on the NETCONF port
+    GNMI = "gnmi"  # gNMI (gRPC over TLS), on the gNMI port
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,7 @@ class Target:
     agent_socket: Path | None = None  # SSH_AUTH_SOCK for Auth.AGENT
     algorithms: SshAlgorithms = field(default_factory=SshAlgorithms)
     netconf_port: int = 830  # the NETCONF subsystem's port (IOS-XE's 830; 0: the SSH port)
+    gnmi_port: int = 9339  # gNMI's port (IANA's 9339, as devices serve it)
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,7 @@ class Login:
 
 def make_target(host: str, ssh_port: int, https_port: int, *, platform: str, login: Login,
                 ca_file: Path | None = None, known_hosts: Path | None = None,
-                netconf_port: int = 830) -> Target:
+                netconf_port: int = 830, gnmi_port: int = 9339) -> Target:
     """A target for one device of ``platform`` (its paging command from the platform folder)."""
     from mgmtbench.emulator.device.transcripts import load_platform
 
@@ -94,5 +96,5 @@ def make_target(host: str, ssh_port: int, https_port: int, *, platform: str, log
                   paging_off=style.paging_off, width=style.width_511,
                   enable_mode=style.has_enable, prompt_gap=style.prompt_gap, auth=login.auth,
                   agent_socket=login.agent_socket, algorithms=login.algorithms,
-                netconf_port=netconf_port)
+                netconf_port=netconf_port, gnmi_port=gnmi_port)
 

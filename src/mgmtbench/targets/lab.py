@@ -16,4 +16,5 @@ def lab_targets(lab: LabLike, login: Login, *, platform: str = "cisco_ios",
     devices = list(lab.devices) if count is None else list(lab.devices)[:count]
     return [make_target(d.address, d.ssh_port, d.https_port, platform=platform, login=login,
                         ca_file=lab.ca_file, known_hosts=lab.known_hosts,
-                        netconf_port=getattr(d, "netconf_port", 830)) for d in devices]
+                        netconf_port=getattr(d, "netconf_port", 830),
+                        gnmi_port=getattr(d, "gnmi_port", 9339)) for d in devices]

@@ -147,7 +147,8 @@ def emulator_target(emu: EmulatorThread, login: Login, index: int = 0) -> Target
     return make_target(endpoint.host, endpoint.ssh_port, endpoint.https_port,
                        platform=endpoint.device.platform.style.name, login=login,
                        ca_file=emu.emulator.tls.ca, known_hosts=emu.emulator.known_hosts,
-                       netconf_port=endpoint.netconf_port or endpoint.ssh_port)
+                       netconf_port=endpoint.netconf_port or endpoint.ssh_port,
+                       gnmi_port=endpoint.gnmi_port or 0)
 
 
 @pytest.fixture

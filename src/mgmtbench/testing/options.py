@@ -83,13 +83,13 @@ def add_options(parser: pytest.Parser) -> None:
                     help="comma-separated client names (default: all)")
     group.addoption("--modes", default=DEFAULT_MODES,
                     help="modes of the client x mode matrix: study (the study's modes and "
-                         "pipelined, tls-resume, h2-multiplex; default), all (also pty-kept, "
-                         "conn-per-iteration, batch-post-fresh, multi-cmd-fresh) or "
-                         "comma-separated mode names")
+                         "pipelined, tls-resume, h2-multiplex, gNMI's fresh-get-per-cmd and "
+                         "batch-get; default), all (also pty-kept, conn-per-iteration, "
+                         "batch-post-fresh, multi-cmd-fresh) or comma-separated mode names")
     group.addoption("--payloads", default="cli,yang",
-                    help="what NETCONF RPCs and RESTCONF requests carry: cli (the study's CLI "
-                         "envelope), yang (modelled data), or both (default: cli,yang); other "
-                         "transports carry CLI text only")
+                    help="what NETCONF RPCs, RESTCONF requests and gNMI paths carry: cli (the "
+                         "study's CLI envelope and /cli paths), yang (modelled data), or both "
+                         "(default: cli,yang); other transports carry CLI text only")
     group.addoption("--concurrency", default=DEFAULT_CONCURRENCY,
                     help="fleet benchmark: comma-separated session counts, each session to its "
                          f"own device (default: {DEFAULT_CONCURRENCY})")
@@ -166,6 +166,13 @@ def add_options(parser: pytest.Parser) -> None:
                          "-hostname -transcripts DIR, timed against the emulator's RESTCONF with "
                          "the same client (default: $MGMTBENCH_PEER_RESTCONF_SERVER; none: that "
                          "benchmark is skipped)")
+    group.addoption("--peer-gnmi-server",
+                    default=os.environ.get("MGMTBENCH_PEER_GNMI_SERVER"), metavar="PATH",
+                    help="emulator baseline: a binary hosting clibench's Go gNMI server "
+                         "(internal/gnmiserver, v0.7.0) that takes -addr HOST:PORT -user -pass "
+                         "-hostname -transcripts DIR -tls-cert -tls-key, timed against the "
+                         "emulator's gNMI with the same client (default: "
+                         "$MGMTBENCH_PEER_GNMI_SERVER; none: that benchmark is skipped)")
     group.addoption("--peer-server", default=os.environ.get("MGMTBENCH_PEER_SERVER"),
                     metavar="PATH",
                     help="emulator baseline: a clibench binary (github.com/lykinsbd/clibench, "
@@ -322,6 +329,7 @@ def clients(config: pytest.Config, known: list[str]) -> list[str]:
 def modes(config: pytest.Config) -> frozenset[str]:
     """The mode names ``--modes`` selects (``study``, ``all`` or names), each checked."""
     from mgmtbench.clients.base import (
+        GNMI_MODES,
         HTTPS_MODES,
         KEPT_VARIANTS,
         NETCONF_MODES,
@@ -330,7 +338,7 @@ def modes(config: pytest.Config) -> frozenset[str]:
     )
 
     every = (frozenset(SSH_MODES) | frozenset(HTTPS_MODES) | frozenset(NETCONF_MODES)
-             | frozenset(RESTCONF_MODES))
+             | frozenset(RESTCONF_MODES) | frozenset(GNMI_MODES))
     wanted = split(config.getoption("--modes"))
     if wanted == ["all"]:
         return every
@@ -339,7 +347,7 @@ def modes(config: pytest.Config) -> frozenset[str]:
     unknown = set(wanted) - every
     if unknown or not wanted:
         known = ", ".join(dict.fromkeys((*SSH_MODES, *HTTPS_MODES, *NETCONF_MODES,
-                                         *RESTCONF_MODES)))
+                                         *RESTCONF_MODES, *GNMI_MODES)))
         raise pytest.UsageError(f"--modes: unknown modes {sorted(unknown)}: choose study, all "
                                 f"or names from {known}")
     return frozenset(wanted)

@@ -218,12 +218,13 @@ class InventorySite:
         return self._reports[host.name]
 
     def unsupported(self, service: Service) -> str | None:
-        """HTTPS needs the host's CA file (its certificate is verified)."""
-        if service is Service.HTTPS:
+        """HTTPS and gNMI need the host's CA file (its certificate is verified)."""
+        if service in (Service.HTTPS, Service.GNMI):
             missing = [h.name for h in self.hosts if h.target.ca_file is None]
             if missing:
-                return (f"inventory host {missing[0]} has no ca_file to verify its HTTPS "
-                        "certificate: set ca_file in the inventory or MGMTBENCH_CA_FILE")
+                what = "HTTPS" if service is Service.HTTPS else "gNMI"
+                return (f"inventory host {missing[0]} has no ca_file to verify its "
+                        f"{what} certificate: set ca_file in the inventory or MGMTBENCH_CA_FILE")
         return None
 
     def refused(self, commands: Sequence[str]) -> str | None:

@@ -174,6 +174,8 @@ class Session(ABC):
         if self.device.saved.revert is not None:  # a revert timer that ran out reverts first
             self.device.saved.expire(self.device.clock.elapsed())
         reply = self._execute(line)
+        if self.device.watchers:
+            self.device.lines_ran()
         if reply.ask is not None and not self.interactive:
             reply = _default_answers(reply)
         if reply.size > self.max_output:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from mgmtbench.emulator.device.clock import DeviceClock, clock_spec, fill
@@ -79,6 +80,10 @@ class Device:
         self.clock = DeviceClock(clock_spec(platform), facts.hostname)
         #: Outputs that follow the configuration (show interfaces, byte count ...).
         first = facts.as_dict()
+        #: Called after every CLI line any session runs (:meth:`lines_ran`): how a
+        #: subscriber hears of a change made by the CLI, NETCONF or gNMI, all of which write
+        #: through the CLI. Each watcher decides cheaply whether anything it follows changed.
+        self.watchers: list[Callable[[], None]] = []
         self.derived = (DerivedState(platform, self.config, self._static, self.clock.elapsed,
                                      lambda: render(template or "", first))
                         if self.config is not None else None)
@@ -95,6 +100,12 @@ class Device:
         self._dynamic.clear()
         if self.config is not None:
             self.config.set(f"hostname {hostname}")
+
+    def lines_ran(self) -> None:
+        """A CLI session ran a line (which may have changed the configuration): tell the
+        :attr:`watchers`."""
+        for watcher in list(self.watchers):
+            watcher()
 
     def transcript(self, words: CommandWords) -> str:
         """The output of a transcript command for this device, as of now."""

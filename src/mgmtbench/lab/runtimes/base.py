@@ -46,6 +46,7 @@ class RuntimeContext:
     ssh_port: int
     https_port: int
     netconf_port: int = 830  # the netconf subsystem's own port (IOS-XE's)
+    gnmi_port: int = 9339  # gNMI's port (IANA's)
     # Algorithms, host key type and login methods of every device's SSH server.
     ssh: SshServerOptions = field(default_factory=SshServerOptions)
     # The device side's TCP (mgmtbench.lab.tcp): ``cc``, route ``metrics``, ``mtu``; None: the

@@ -178,6 +178,7 @@ class DockerRuntime(DeviceRuntime):
             "MGMTBENCH_SSH_PORT": str(context.ssh_port),
             "MGMTBENCH_HTTPS_PORT": str(context.https_port),
             "MGMTBENCH_NETCONF_PORT": str(context.netconf_port),
+            "MGMTBENCH_GNMI_PORT": str(context.gnmi_port),
             "MGMTBENCH_STATE_DIR": STATE_IN_CONTAINER,
             **context.ssh.environment(),  # algorithms, host key and login methods
         }

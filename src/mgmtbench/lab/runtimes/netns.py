@@ -113,6 +113,7 @@ def _serve_argv(context: RuntimeContext, devices: list[DeviceSpec], folder: Path
             "--hostname", context.hostname, "--hostnames", ",".join(d.hostname for d in devices),
             "--ssh-port", str(context.ssh_port), "--https-port", str(context.https_port),
             "--netconf-port", str(context.netconf_port),
+            "--gnmi-port", str(context.gnmi_port),
             "--platform", context.platform, "--username", creds.username,
             "--state-dir", str(folder)]
     if creds.authorized_keys is not None:

@@ -131,13 +131,16 @@ class SshdRuntime(DeviceRuntime):
 
     @classmethod
     def unsupported(cls, service: Service) -> str | None:
-        """HTTPS, NETCONF and the SSH shell are not served (see the module docstring)."""
+        """HTTPS, NETCONF, gNMI and the SSH shell are not served (see the module docstring)."""
         if service is Service.HTTPS:
             return ("device runtime sshd serves SSH only (OpenSSH has no HTTPS API): HTTPS modes "
                     "run on the netns or docker runtime")
         if service is Service.NETCONF:
             return ("device runtime sshd serves SSH only (OpenSSH has no NETCONF server): "
                     "NETCONF modes run on the netns or docker runtime")
+        if service is Service.GNMI:
+            return ("device runtime sshd serves SSH only (OpenSSH has no gNMI server): "
+                    "gNMI modes run on the netns or docker runtime")
         if service is Service.SSH_SHELL:
             return ("device runtime sshd: a PTY shell on sshd is a Unix login, not the device's "
                     "CLI (prompt, echo, paging): PTY modes run on the netns or docker runtime")

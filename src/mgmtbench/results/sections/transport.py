@@ -19,6 +19,7 @@ from mgmtbench.results.compare import KEYS as COMPARED_BY
 from mgmtbench.results.compare import speedups
 from mgmtbench.results.published import Published, study_table
 from mgmtbench.results.sections.base import ReportContext, Section, markdown_table
+from mgmtbench.results.study_gnmi import GNMI
 from mgmtbench.results.study_netconf import NETCONF
 from mgmtbench.results.study_restconf import RESTCONF
 from mgmtbench.results.tcp import describe
@@ -29,7 +30,7 @@ WIRE = "wire_rtts_per_iteration"
 APP = "app_rtts_per_iteration"  # the study's own count: a read after a write, where recorded
 COUNTED = (WIRE, APP)
 #: The model-driven transports shown beside the study's published figures, in this order.
-MODEL_DRIVEN = (NETCONF, RESTCONF)
+MODEL_DRIVEN = (NETCONF, RESTCONF, GNMI)
 COLUMNS = ["client", "mode", "mean_ms", "p95_ms", "rtts", WIRE, APP, "packets_per_iteration",
            "speedup"]
 

@@ -1,0 +1,9 @@
+"""pygnmi: ``pygnmi.client.gNMIclient``, the Python gNMI library most automation uses.
+Importing this package does not import pygnmi."""
+
+from mgmtbench.clients.registry import ClientSpec
+
+CLIENTS = [
+    ClientSpec(name="pygnmi", order=95,
+               adapter="mgmtbench.clients.pygnmi.adapter:PygnmiClient"),
+]
