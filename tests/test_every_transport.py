@@ -22,6 +22,9 @@ def _row(transport: str, client: str, mode: str, ms: float, profile: str = "regi
 RUN = pd.DataFrame([
     _row("ssh", "netmiko", "pty-fresh", 1400), _row("ssh", "asyncssh", "pty-fresh", 700),
     _row("ssh", "asyncssh", "batch-exec", 90), _row("https", "httpx", "batch-post", 31),
+    # A status, not the outputs: never the fastest way to read.
+    _row("restconf", "httpx-restconf", "batch-patch", 30),
+    _row("restconf", "httpx-restconf", "keep-alive", 170),
     _row("netconf", "asyncssh-netconf", "batch-rpc", 35),
     _row("netconf", "ncclient", "batch-rpc", 280, payload="yang"),
     _row("netconf", "asyncssh-netconf", "reuse-session", 165, payload="yang"),
@@ -34,8 +37,9 @@ RUN = pd.DataFrame([
 
 def test_each_transport_and_payload_gets_its_fastest_way() -> None:
     table = best_per_transport(RUN, "regional", 5)
-    assert list(table["transport"]) == ["https", "netconf", "ssh", "netconf (yang)"]
-    assert list(table["mode"]) == ["batch-post", "batch-rpc", "batch-exec", "reuse-session"]
+    assert list(table["transport"]) == ["https", "netconf", "ssh", "netconf (yang)", "restconf"]
+    assert list(table["mode"]) == ["batch-post", "batch-rpc", "batch-exec", "reuse-session",
+                                   "keep-alive"]
     assert table.loc[3, "client"] == "asyncssh-netconf"  # the payload is in the transport
     # Against the best ssh pty-fresh (700 ms), not Netmiko's.
     assert table.loc[0, "vs_pty_fresh"] == 700 / 31

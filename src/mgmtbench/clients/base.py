@@ -46,12 +46,33 @@ from mgmtbench.clients.translate import Translator
 from mgmtbench.errors import ClientError, MissingLibrary, UsageError
 from mgmtbench.targets import Auth, Service, SshAlgorithms, Target
 
-__all__ = ["ALGORITHM_FIELDS", "GNMI_MODES", "GNMI_STUDY_MODES", "HTTPS_MODES", "KEPT_SHELL",
-           "KEPT_VARIANTS", "NETCONF_MODES", "PAYLOADS", "PTY_MODES", "RESTCONF_MODES",
-           "REUSING_MODES", "SSH_MODES", "STUDY_MODES", "AnyClient",
-           "AsyncClient", "Client", "ClientError", "MissingLibrary", "Target", "TranslatedClient",
-           "Transport",
-           "check_algorithm_names", "password_or_key_only", "require_credentials"]
+__all__ = [
+    "ALGORITHM_FIELDS",
+    "GNMI_MODES",
+    "GNMI_STUDY_MODES",
+    "HTTPS_MODES",
+    "KEPT_SHELL",
+    "KEPT_VARIANTS",
+    "NETCONF_MODES",
+    "PAYLOADS",
+    "PTY_MODES",
+    "RESTCONF_MODES",
+    "REUSING_MODES",
+    "SSH_MODES",
+    "STUDY_MODES",
+    "UNREAD_MODES",
+    "AnyClient",
+    "AsyncClient",
+    "Client",
+    "ClientError",
+    "MissingLibrary",
+    "Target",
+    "TranslatedClient",
+    "Transport",
+    "check_algorithm_names",
+    "password_or_key_only",
+    "require_credentials",
+]
 
 
 class Transport(StrEnum):
@@ -103,6 +124,11 @@ KEPT_VARIANTS = frozenset({"pty-kept", "conn-per-iteration", "batch-post-fresh",
                            "multi-cmd-fresh"})
 #: SSH modes that open a PTY and the device's interactive shell (the others send exec requests).
 PTY_MODES = frozenset({"pty-fresh", "pty-reuse", "pty-kept"})
+#: Modes whose iteration does not bring the commands' outputs back: it changes the configuration
+#: (NETCONF ``edit-commit``; ``batch-patch`` and ``batch-set`` with modelled data) or, with the
+#: study's CLI envelope, runs the commands and answers a status only (the study's RESTCONF
+#: ``batch-patch`` and gNMI ``batch-set``). Timed like the rest, but not the same work as a read.
+UNREAD_MODES = frozenset({"edit-commit", "batch-patch", "batch-set"})
 #: The mode that keeps one prepared shell across iterations (what fleet runners use).
 KEPT_SHELL = "pty-kept"
 #: Modes whose connection is made in ``setup`` (outside the timed part).

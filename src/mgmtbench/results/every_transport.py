@@ -2,12 +2,14 @@
 with the CLI envelope and (where it has one) modelled data, side by side.
 
 Per profile, at the command count the run has most of: for each transport and payload, the
-fastest client and mode (by median), its time and time in RTTs, the speed-up against the best
-ssh ``pty-fresh`` of the same profile and command count (the study's figure, a Netmiko-style PTY
-session per device), bytes and packets per iteration on the link, and the client's CPU per
-command. The same bests are drawn against the command count (per profile) and against the RTT
-(per command count), a line per transport and payload, so eight lines instead of every client x
-mode.
+fastest client and mode (by median) among those that bring the commands' outputs back (not
+:data:`~mgmtbench.clients.base.UNREAD_MODES`: the study's RESTCONF ``batch-patch`` and gNMI
+``batch-set`` run the commands and answer a status only, so they are not the same work), its
+time and time in RTTs, the speed-up against the best ssh ``pty-fresh`` of the same profile and
+command count (the study's figure, a Netmiko-style PTY session per device), bytes and packets
+per iteration on the link, and the client's CPU per command. The same bests are drawn against
+the command count (per profile) and against the RTT (per command count), a line per transport
+and payload, so eight lines instead of every client x mode.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from mgmtbench.clients.base import UNREAD_MODES
 from mgmtbench.results.charts import lines
 
 __all__ = ["best_per_transport", "charts", "tables"]
@@ -45,7 +48,7 @@ def best_per_transport(frame: pd.DataFrame, profile: str, commands: int) -> pd.D
         return pd.DataFrame(columns=COLUMNS)
     part = frame[(frame["profile"] == profile)
                  & (pd.to_numeric(frame["commands"], errors="coerce") == commands)
-                 & frame["transport"].notna()]
+                 & frame["transport"].notna() & ~frame["mode"].isin(UNREAD_MODES)]
     if part.empty:
         return pd.DataFrame(columns=COLUMNS)
     part = part.assign(transport=_label(part))
@@ -78,7 +81,7 @@ def tables(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
 def _bests(frame: pd.DataFrame) -> pd.DataFrame:
     """Every row of a transport's best client/mode, the best chosen per profile and command
     count, labelled ``transport`` / ``transport (payload)``."""
-    part = frame[frame["transport"].notna()]
+    part = frame[frame["transport"].notna() & ~frame["mode"].isin(UNREAD_MODES)]
     part = part.assign(transport=_label(part))
     keys = ["profile", "commands", "transport"]
     return part.loc[part.groupby(keys, sort=False)["median_ms"].idxmin()]
