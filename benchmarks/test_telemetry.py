@@ -10,7 +10,8 @@
   change (the notification's timestamp: the lab's namespaces share the host's clock) to its
   arrival at the client, and from the client sending the change to the notification.
 - ``test_polling``: what seeing a change by polling costs: one poll (a gNMI Get of the same
-  path on a warm channel; ``show interfaces <name>`` over a kept SSH connection) timed, its
+  path on a warm channel; a RESTCONF GET of its OpenConfig state on a kept HTTPS connection;
+  ``show interfaces <name>`` over a kept SSH connection) timed, its
   bytes on the link counted; recorded with what polling every 1, 10 and 60 s costs per hour in
   requests and bytes, and how long a change then takes to be seen on average (half the period
   plus one poll).
@@ -21,11 +22,13 @@ The benchmark's own time is the window (sample), the change round (on-change) or
 from __future__ import annotations
 
 import queue
+import ssl
 import statistics
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
@@ -264,7 +267,25 @@ def _ssh_poller(target: Target) -> tuple[Callable[[], str], Callable[[], None]]:
     return (lambda: driver.run([f"show interfaces {INTERFACE}"])), driver.teardown
 
 
-POLLERS = {"gnmi-get": _gnmi_poller, "ssh-show": _ssh_poller}
+def _restconf_poller(target: Target) -> tuple[Callable[[], str], Callable[[], None]]:
+    import httpx
+
+    assert target.ca_file is not None
+    client = httpx.Client(verify=ssl.create_default_context(cafile=str(target.ca_file)),
+                          auth=(target.username, target.password))
+    url = (f"https://{target.host}:{target.https_port}/restconf/data/openconfig-interfaces:"
+           f"interfaces/interface={quote(INTERFACE, safe='')}/state")
+
+    def poll() -> str:
+        response = client.get(url, headers={"Accept": "application/yang-data+json"})
+        assert response.status_code == 200, response.text[:200]
+        return response.text
+
+    return poll, client.close
+
+
+POLLERS = {"gnmi-get": _gnmi_poller, "restconf-get": _restconf_poller,
+           "ssh-show": _ssh_poller}
 
 
 @pytest.mark.parametrize("method", list(POLLERS))
