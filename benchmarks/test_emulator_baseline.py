@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import asyncssh
 import httpx
@@ -304,6 +304,60 @@ def test_same_client_against_go_emulator(benchmark: BenchmarkFixture, peer_pair:
               f"{batch}")
 
 
+class _Peer(Protocol):
+    name: str
+
+    def cpu_seconds(self) -> float: ...
+
+
+def _side_by_side(benchmark: BenchmarkFixture, capsys: pytest.CaptureFixture[str],
+                  pair: tuple[_Peer, _Peer], get: Callable[[Any], str], *, batch: int,
+                  op: str, client: str, protocol: str) -> None:
+    """One request ``get(peer)`` timed ``batch`` times on each of the two servers (ours, Go),
+    alternated round by round: the time per request, their ratio (median of the rounds'), each
+    server's CPU time per request; every answer checked against ours; recorded and printed."""
+    ours, go = pair
+    expected = get(ours)
+    times: dict[str, list[float]] = {ours.name: [], go.name: []}
+    cpu: dict[str, list[float]] = {ours.name: [], go.name: []}
+
+    def timed(peer: _Peer) -> None:
+        before_cpu = peer.cpu_seconds()
+        start = time.perf_counter()
+        for _ in range(batch):
+            output = get(peer)
+        times[peer.name].append((time.perf_counter() - start) / batch)
+        cpu[peer.name].append((peer.cpu_seconds() - before_cpu) / batch)
+        assert same_output("cisco_ios", output, expected), f"{peer.name}: other text"
+
+    def one_round() -> None:
+        for peer in (ours, go) if len(times[ours.name]) % 2 == 0 else (go, ours):
+            timed(peer)
+
+    for peer in (ours, go):
+        for _ in range(batch):
+            get(peer)
+    benchmark.group = f"same Python client: mgmtbench vs Go {protocol} server, 0 ms"
+    benchmark.pedantic(one_round, rounds=PEER_ROUNDS, warmup_rounds=0)
+    ms = {name: statistics.median(values) * 1000 for name, values in times.items()}
+    cpu_ms = {name: statistics.median(values) * 1000 for name, values in cpu.items()}
+    ratio = statistics.median(a / b for a, b in zip(times[ours.name], times[go.name],
+                                                     strict=True))
+    cpu_ratio = cpu_ms[ours.name] / max(cpu_ms[go.name], 1e-9)
+    record(benchmark, "emulator-vs-go", op=op, client=client,
+           profile="local", rounds=PEER_ROUNDS, batch=batch,
+           mgmtbench_ms=round(ms[ours.name], 3), go_ms=round(ms[go.name], 3),
+           ratio=round(ratio, 2), mgmtbench_cpu_ms=round(cpu_ms[ours.name], 3),
+           go_cpu_ms=round(cpu_ms[go.name], 3), cpu_ratio=round(cpu_ratio, 2),
+           target_ratio=PEER_TARGET)
+    with capsys.disabled():
+        print(f"\n{op}: mgmtbench {ms[ours.name]:.3f} ms, Go {ms[go.name]:.3f} ms "
+              f"per request, ratio {ratio:.2f} ({'within' if ratio <= PEER_TARGET else 'over'} "
+              f"the {PEER_TARGET} target); server CPU per request {cpu_ms[ours.name]:.3f} vs "
+              f"{cpu_ms[go.name]:.3f} ms ({cpu_ratio:.1f}x); median of {PEER_ROUNDS} rounds of "
+              f"{batch}")
+
+
 # --- NETCONF: the emulator's netconf subsystem against clibench's Go NETCONF server -----------
 
 NETCONF_BATCH = 100
@@ -416,46 +470,9 @@ def test_netconf_get_against_go_server(
     the emulator's time per request, the Go server's, their ratio (median of the rounds'),
     and each server's CPU time per request."""
     loop, ours, go = netconf_pair
-    expected = loop.run_until_complete(ours.get())
-    times: dict[str, list[float]] = {ours.name: [], go.name: []}
-    cpu: dict[str, list[float]] = {ours.name: [], go.name: []}
-
-    async def timed(peer: NetconfPeer) -> None:
-        before_cpu = peer.cpu_seconds()
-        start = time.perf_counter()
-        for _ in range(NETCONF_BATCH):
-            output = await peer.get()
-        times[peer.name].append((time.perf_counter() - start) / NETCONF_BATCH)
-        cpu[peer.name].append((peer.cpu_seconds() - before_cpu) / NETCONF_BATCH)
-        assert same_output("cisco_ios", output, expected), f"{peer.name}: other text"
-
-    def one_round() -> None:
-        pair = (ours, go) if len(times[ours.name]) % 2 == 0 else (go, ours)
-        for peer in pair:
-            loop.run_until_complete(timed(peer))
-
-    for peer in (ours, go):
-        for _ in range(NETCONF_BATCH):
-            loop.run_until_complete(peer.get())
-    benchmark.group = "same Python client: mgmtbench vs Go NETCONF server, 0 ms"
-    benchmark.pedantic(one_round, rounds=PEER_ROUNDS, warmup_rounds=0)
-    ms = {name: statistics.median(values) * 1000 for name, values in times.items()}
-    cpu_ms = {name: statistics.median(values) * 1000 for name, values in cpu.items()}
-    ratio = statistics.median(a / b for a, b in zip(times[ours.name], times[go.name],
-                                                     strict=True))
-    cpu_ratio = cpu_ms[ours.name] / max(cpu_ms[go.name], 1e-9)
-    record(benchmark, "emulator-vs-go", op="netconf-get-kept", client="asyncssh",
-           profile="local", rounds=PEER_ROUNDS, batch=NETCONF_BATCH,
-           mgmtbench_ms=round(ms[ours.name], 3), go_ms=round(ms[go.name], 3),
-           ratio=round(ratio, 2), mgmtbench_cpu_ms=round(cpu_ms[ours.name], 3),
-           go_cpu_ms=round(cpu_ms[go.name], 3), cpu_ratio=round(cpu_ratio, 2),
-           target_ratio=PEER_TARGET)
-    with capsys.disabled():
-        print(f"\nnetconf-get-kept: mgmtbench {ms[ours.name]:.3f} ms, Go {ms[go.name]:.3f} ms "
-              f"per request, ratio {ratio:.2f} ({'within' if ratio <= PEER_TARGET else 'over'} "
-              f"the {PEER_TARGET} target); server CPU per request {cpu_ms[ours.name]:.3f} vs "
-              f"{cpu_ms[go.name]:.3f} ms ({cpu_ratio:.1f}x); median of {PEER_ROUNDS} rounds of "
-              f"{NETCONF_BATCH}")
+    _side_by_side(benchmark, capsys, (ours, go), lambda peer: loop.run_until_complete(peer.get()),
+                  batch=NETCONF_BATCH, op="netconf-get-kept", client="asyncssh",
+                  protocol="NETCONF")
 
 
 # --- RESTCONF: the emulator's RESTCONF against clibench's Go RESTCONF server ------------------
@@ -526,46 +543,9 @@ def test_restconf_get_against_go_server(
     the emulator's time per request, the Go server's, their ratio (median of the rounds'),
     and each server's CPU time per request."""
     loop, ours, go = restconf_pair
-    expected = loop.run_until_complete(ours.get())
-    times: dict[str, list[float]] = {ours.name: [], go.name: []}
-    cpu: dict[str, list[float]] = {ours.name: [], go.name: []}
-
-    async def timed(peer: RestconfPeer) -> None:
-        before_cpu = peer.cpu_seconds()
-        start = time.perf_counter()
-        for _ in range(RESTCONF_BATCH):
-            output = await peer.get()
-        times[peer.name].append((time.perf_counter() - start) / RESTCONF_BATCH)
-        cpu[peer.name].append((peer.cpu_seconds() - before_cpu) / RESTCONF_BATCH)
-        assert same_output("cisco_ios", output, expected), f"{peer.name}: other text"
-
-    def one_round() -> None:
-        pair = (ours, go) if len(times[ours.name]) % 2 == 0 else (go, ours)
-        for peer in pair:
-            loop.run_until_complete(timed(peer))
-
-    for peer in (ours, go):
-        for _ in range(RESTCONF_BATCH):
-            loop.run_until_complete(peer.get())
-    benchmark.group = "same Python client: mgmtbench vs Go RESTCONF server, 0 ms"
-    benchmark.pedantic(one_round, rounds=PEER_ROUNDS, warmup_rounds=0)
-    ms = {name: statistics.median(values) * 1000 for name, values in times.items()}
-    cpu_ms = {name: statistics.median(values) * 1000 for name, values in cpu.items()}
-    ratio = statistics.median(a / b for a, b in zip(times[ours.name], times[go.name],
-                                                     strict=True))
-    cpu_ratio = cpu_ms[ours.name] / max(cpu_ms[go.name], 1e-9)
-    record(benchmark, "emulator-vs-go", op="restconf-get-kept", client="httpx",
-           profile="local", rounds=PEER_ROUNDS, batch=RESTCONF_BATCH,
-           mgmtbench_ms=round(ms[ours.name], 3), go_ms=round(ms[go.name], 3),
-           ratio=round(ratio, 2), mgmtbench_cpu_ms=round(cpu_ms[ours.name], 3),
-           go_cpu_ms=round(cpu_ms[go.name], 3), cpu_ratio=round(cpu_ratio, 2),
-           target_ratio=PEER_TARGET)
-    with capsys.disabled():
-        print(f"\nrestconf-get-kept: mgmtbench {ms[ours.name]:.3f} ms, Go {ms[go.name]:.3f} ms "
-              f"per request, ratio {ratio:.2f} ({'within' if ratio <= PEER_TARGET else 'over'} "
-              f"the {PEER_TARGET} target); server CPU per request {cpu_ms[ours.name]:.3f} vs "
-              f"{cpu_ms[go.name]:.3f} ms ({cpu_ratio:.1f}x); median of {PEER_ROUNDS} rounds of "
-              f"{RESTCONF_BATCH}")
+    _side_by_side(benchmark, capsys, (ours, go), lambda peer: loop.run_until_complete(peer.get()),
+                  batch=RESTCONF_BATCH, op="restconf-get-kept", client="httpx",
+                  protocol="RESTCONF")
 
 
 # --- gNMI: the emulator's gNMI server against clibench's Go gNMI server ------------------------
@@ -684,43 +664,5 @@ def test_gnmi_get_against_go_server(benchmark: BenchmarkFixture,
     """A gNMI Get (the study's ``/cli/show/version``, ASCII) on a warm channel through the
     generated stub: the emulator's time per request, the Go server's, their ratio (median of the
     rounds'), and each server's CPU time per request."""
-    ours, go = gnmi_pair
-    expected = ours.get()
-    times: dict[str, list[float]] = {ours.name: [], go.name: []}
-    cpu: dict[str, list[float]] = {ours.name: [], go.name: []}
-
-    def timed(peer: GnmiPeer) -> None:
-        before_cpu = peer.cpu_seconds()
-        start = time.perf_counter()
-        for _ in range(GNMI_BATCH):
-            output = peer.get()
-        times[peer.name].append((time.perf_counter() - start) / GNMI_BATCH)
-        cpu[peer.name].append((peer.cpu_seconds() - before_cpu) / GNMI_BATCH)
-        assert same_output("cisco_ios", output, expected), f"{peer.name}: other text"
-
-    def one_round() -> None:
-        for peer in (ours, go) if len(times[ours.name]) % 2 == 0 else (go, ours):
-            timed(peer)
-
-    for peer in (ours, go):
-        for _ in range(GNMI_BATCH):
-            peer.get()
-    benchmark.group = "same Python client: mgmtbench vs Go gNMI server, 0 ms"
-    benchmark.pedantic(one_round, rounds=PEER_ROUNDS, warmup_rounds=0)
-    ms = {name: statistics.median(values) * 1000 for name, values in times.items()}
-    cpu_ms = {name: statistics.median(values) * 1000 for name, values in cpu.items()}
-    ratio = statistics.median(a / b for a, b in zip(times[ours.name], times[go.name],
-                                                     strict=True))
-    cpu_ratio = cpu_ms[ours.name] / max(cpu_ms[go.name], 1e-9)
-    record(benchmark, "emulator-vs-go", op="gnmi-get-warm", client="grpc-gnmi",
-           profile="local", rounds=PEER_ROUNDS, batch=GNMI_BATCH,
-           mgmtbench_ms=round(ms[ours.name], 3), go_ms=round(ms[go.name], 3),
-           ratio=round(ratio, 2), mgmtbench_cpu_ms=round(cpu_ms[ours.name], 3),
-           go_cpu_ms=round(cpu_ms[go.name], 3), cpu_ratio=round(cpu_ratio, 2),
-           target_ratio=PEER_TARGET)
-    with capsys.disabled():
-        print(f"\ngnmi-get-warm: mgmtbench {ms[ours.name]:.3f} ms, Go {ms[go.name]:.3f} ms "
-              f"per request, ratio {ratio:.2f} ({'within' if ratio <= PEER_TARGET else 'over'} "
-              f"the {PEER_TARGET} target); server CPU per request {cpu_ms[ours.name]:.3f} vs "
-              f"{cpu_ms[go.name]:.3f} ms ({cpu_ratio:.1f}x); median of {PEER_ROUNDS} rounds of "
-              f"{GNMI_BATCH}")
+    _side_by_side(benchmark, capsys, gnmi_pair, lambda peer: peer.get(), batch=GNMI_BATCH,
+                  op="gnmi-get-warm", client="grpc-gnmi", protocol="gNMI")
