@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mgmtbench.clients.gnmi import requests
-from mgmtbench.errors import UsageError
 from mgmtbench.targets import Target
+from mgmtbench.testing.modelled import unsupported_reads
 from mgmtbench.testing.sites import OutputCheck, Site
 
 
@@ -22,13 +22,7 @@ def gnmi_unsupported(platform: str, commands: Sequence[str], mode: str,
                      payload: str) -> str | None:
     """Why a gNMI benchmark cannot run (a command the ``yang`` payload has no path for), or
     None."""
-    if mode == "batch-set":
-        return None
-    try:
-        requests.check_commands(list(commands), payload)
-    except UsageError as exc:
-        return f"{platform}: {exc}"
-    return None
+    return unsupported_reads(platform, commands, mode, payload, requests.check_commands)
 
 
 def gnmi_output_check(site: Site, target: Target, commands: Sequence[str], mode: str,

@@ -18,6 +18,7 @@ from lxml import etree
 from mgmtbench.clients.netconf import rpcs
 from mgmtbench.errors import UsageError
 from mgmtbench.targets import Target
+from mgmtbench.testing.modelled import unsupported_reads
 from mgmtbench.testing.sites import OutputCheck, Site
 
 _DATA = "{urn:ietf:params:xml:ns:netconf:base:1.0}data"
@@ -27,13 +28,7 @@ def netconf_unsupported(platform: str, commands: Sequence[str], mode: str,
                         payload: str) -> str | None:
     """Why a NETCONF benchmark cannot run (a command the ``yang`` payload has no read for),
     or None."""
-    if mode == "edit-commit":
-        return None
-    try:
-        rpcs.check_commands(list(commands), payload)
-    except UsageError as exc:
-        return f"{platform}: {exc}"
-    return None
+    return unsupported_reads(platform, commands, mode, payload, rpcs.check_commands)
 
 
 def _documents(text: str) -> list[etree._Element]:

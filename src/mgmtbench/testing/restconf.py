@@ -22,8 +22,8 @@ from lxml import etree
 
 from mgmtbench.clients.netconf import rpcs
 from mgmtbench.clients.restconf import requests
-from mgmtbench.errors import UsageError
 from mgmtbench.targets import Target
+from mgmtbench.testing.modelled import unsupported_reads
 from mgmtbench.testing.sites import OutputCheck, Site
 
 _RESTCONF_DATA = "{urn:ietf:params:xml:ns:yang:ietf-restconf}data"
@@ -34,13 +34,7 @@ def restconf_unsupported(platform: str, commands: Sequence[str], mode: str,
                          payload: str) -> str | None:
     """Why a RESTCONF benchmark cannot run (a command the ``yang`` payload has no read for),
     or None."""
-    if mode == "batch-patch":
-        return None
-    try:
-        rpcs.check_commands(list(commands), payload)
-    except UsageError as exc:
-        return f"{platform}: {exc}"
-    return None
+    return unsupported_reads(platform, commands, mode, payload, rpcs.check_commands)
 
 
 def json_documents(text: str) -> list[Any]:
