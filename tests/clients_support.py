@@ -8,6 +8,7 @@ import asyncio
 import pytest
 
 from mgmtbench.clients import AsyncClient, Client, adapter
+from mgmtbench.clients.roundtrips import RoundTripCounter
 
 
 def drive(client: Client | AsyncClient, commands: list[str]) -> str:
@@ -24,6 +25,40 @@ def drive(client: Client | AsyncClient, commands: list[str]) -> str:
     client.setup()
     try:
         return client.run(commands)
+    finally:
+        client.teardown()
+
+
+def drive_rounds(client: Client | AsyncClient, commands: list[str], rounds: int = 2,
+                 counter: RoundTripCounter | None = None) -> tuple[list[str], list[int]]:
+    """setup, ``rounds`` runs, teardown; the outputs and each run's round trips (if counted)."""
+    trips: list[int] = []
+
+    def counted() -> int:
+        return counter.trips if counter is not None else 0
+
+    if isinstance(client, AsyncClient):
+        async def go() -> list[str]:
+            await client.setup()
+            try:
+                outputs = []
+                for _ in range(rounds):
+                    before = counted()
+                    outputs.append(await client.run(commands))
+                    trips.append(counted() - before)
+                return outputs
+            finally:
+                await client.teardown()
+
+        return asyncio.run(go()), trips
+    client.setup()
+    try:
+        outputs = []
+        for _ in range(rounds):
+            before = counted()
+            outputs.append(client.run(commands))
+            trips.append(counted() - before)
+        return outputs, trips
     finally:
         client.teardown()
 

@@ -4,7 +4,6 @@ trips, and library errors translated at the boundary."""
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 from collections.abc import Iterator
 from dataclasses import replace
@@ -14,13 +13,14 @@ import asyncssh
 import pytest
 from lxml import etree
 
-from mgmtbench.clients import ADAPTERS, AsyncClient, Client, ClientError, Target, Transport, adapter
+from mgmtbench.clients import ADAPTERS, ClientError, Target, Transport, adapter
 from mgmtbench.clients.netconf import rpcs
 from mgmtbench.clients.roundtrips import RoundTripCounter
 from mgmtbench.emulator import EmulatorOptions, EmulatorThread
 from mgmtbench.emulator.oracle import expected_output, same_output
 from mgmtbench.emulator.server import DeviceEndpoint
 from mgmtbench.targets import Login, make_target
+from tests.clients_support import available, drive_rounds
 
 COMMANDS = ["show version", "show clock"]
 OC_SYSTEM = "http://openconfig.net/yang/system"
@@ -58,48 +58,6 @@ def netconf_target(netconf_emulator: EmulatorThread, device: DeviceEndpoint) -> 
                        known_hosts=known, netconf_port=device.netconf_port)
 
 
-def drive(client: Client | AsyncClient, commands: list[str], rounds: int = 2,
-          counter: RoundTripCounter | None = None) -> tuple[list[str], list[int]]:
-    """setup, ``rounds`` runs, teardown; the outputs and each run's round trips (if counted)."""
-    trips: list[int] = []
-
-    def counted() -> int:
-        return counter.trips if counter is not None else 0
-
-    if isinstance(client, AsyncClient):
-        async def go() -> list[str]:
-            await client.setup()
-            try:
-                outputs = []
-                for _ in range(rounds):
-                    before = counted()
-                    outputs.append(await client.run(commands))
-                    trips.append(counted() - before)
-                return outputs
-            finally:
-                await client.teardown()
-
-        return asyncio.run(go()), trips
-    client.setup()
-    try:
-        outputs = []
-        for _ in range(rounds):
-            before = counted()
-            outputs.append(client.run(commands))
-            trips.append(counted() - before)
-        return outputs, trips
-    finally:
-        client.teardown()
-
-
-def make(name: str, target: Target, mode: str, payload: str) -> Client | AsyncClient:
-    cls = adapter(name)
-    hint = cls.missing()
-    if hint:
-        pytest.fail(hint)
-    return cls(target, mode, payload)
-
-
 def hostnames(output: str) -> list[str | None]:
     """The openconfig-system state hostname of each ``<data>`` in a yang output."""
     root = etree.fromstring(f"<outputs>{output}</outputs>")
@@ -112,11 +70,11 @@ def hostnames(output: str) -> list[str | None]:
                          ids=[f"{n}-{m}-{p}" for n, m, p in READ_CASES])
 def test_reads_return_the_device_answers(name: str, mode: str, payload: str,
                                          netconf_target: Target) -> None:
-    client = make(name, netconf_target, mode, payload)
+    client = available(name)(netconf_target, mode, payload)
     counter = RoundTripCounter() if client.counts_round_trips else None
     if counter is not None:
         client.count_round_trips(counter)
-    outputs, trips = drive(client, COMMANDS, counter=counter)
+    outputs, trips = drive_rounds(client, COMMANDS, counter=counter)
     if payload == "cli":  # the SSH exec answers, as the emulator's oracle has them
         want = expected_output("cisco_ios", "R1", "198.18.0.1", COMMANDS)
         assert all(same_output("cisco_ios", got, want) for got in outputs)
@@ -134,10 +92,10 @@ def test_reads_return_the_device_answers(name: str, mode: str, payload: str,
 
 def test_the_floor_pipelines_batch_rpc(netconf_target: Target) -> None:
     """asyncssh-netconf writes every RPC before reading: one round trip per batch."""
-    client = make("asyncssh-netconf", netconf_target, "batch-rpc", "cli")
+    client = available("asyncssh-netconf")(netconf_target, "batch-rpc", "cli")
     counter = RoundTripCounter()
     client.count_round_trips(counter)
-    _, trips = drive(client, COMMANDS * 3, counter=counter)
+    _, trips = drive_rounds(client, COMMANDS * 3, counter=counter)
     assert trips == [1, 1]
 
 
@@ -147,7 +105,7 @@ def test_edit_commit_changes_the_device(name: str, payload: str, netconf_target:
                                         device: DeviceEndpoint) -> None:
     count = next(_edits)  # an interface description no other test writes
     interface = rpcs.edit_interface("cisco_ios")
-    outputs, _ = drive(make(name, netconf_target, "edit-commit", payload),
+    outputs, _ = drive_rounds(available(name)(netconf_target, "edit-commit", payload),
                        ["show version"] * count, rounds=1)
     assert outputs == ["ok\nok\n"]
     running = device.device.transcript(("show", "running-config"))
@@ -160,7 +118,7 @@ def test_edit_commit_changes_the_device(name: str, payload: str, netconf_target:
 def test_wrong_password_is_a_client_error(name: str, mode: str, netconf_target: Target) -> None:
     wrong = replace(netconf_target, password="wrong-password")
     with pytest.raises(ClientError):
-        drive(make(name, wrong, mode, "cli"), ["show clock"], rounds=1)
+        drive_rounds(available(name)(wrong, mode, "cli"), ["show clock"], rounds=1)
 
 
 @pytest.mark.parametrize("name", NETCONF_CLIENTS)
@@ -170,7 +128,7 @@ def test_an_unknown_host_key_is_refused(name: str, netconf_target: Target,
     known = tmp_path / "known_hosts"
     known.write_text(f"[{netconf_target.host}]:{netconf_target.netconf_port} {stranger}")
     with pytest.raises(ClientError):
-        drive(make(name, replace(netconf_target, known_hosts=known), "fresh-session", "cli"),
+        drive_rounds(available(name)(replace(netconf_target, known_hosts=known), "fresh-session", "cli"),
               ["show clock"], rounds=1)
 
 
@@ -188,7 +146,7 @@ def test_an_rpc_error_is_a_client_error(name: str) -> None:
                              login=login, known_hosts=emu.emulator.known_hosts,
                              netconf_port=endpoint.netconf_port)
         with pytest.raises(ClientError, match=f"^{name}: "):
-            drive(make(name, target, "edit-commit", "yang"), ["show version"], rounds=1)
+            drive_rounds(available(name)(target, "edit-commit", "yang"), ["show version"], rounds=1)
 
 
 def test_edit_interfaces_come_from_the_transcripts() -> None:

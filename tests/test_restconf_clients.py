@@ -4,7 +4,6 @@ that reach the device (seen in ``show running-config`` and over NETCONF), errors
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
 from collections.abc import Iterator
@@ -12,7 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from mgmtbench.clients import ADAPTERS, AsyncClient, Client, ClientError, Target, Transport, adapter
+from mgmtbench.clients import ADAPTERS, ClientError, Target, Transport, adapter
 from mgmtbench.clients.netconf import rpcs
 from mgmtbench.clients.restconf import requests
 from mgmtbench.clients.roundtrips import RoundTripCounter
@@ -21,6 +20,7 @@ from mgmtbench.emulator.oracle import expected_output, same_output
 from mgmtbench.emulator.server import DeviceEndpoint
 from mgmtbench.targets import Login, make_target
 from mgmtbench.testing.restconf import json_documents, restconf_output_check, xml_documents
+from tests.clients_support import available, drive_rounds
 from tests.netconf_support import RawNetconf, data_of
 
 COMMANDS = ["show version", "show clock"]
@@ -60,48 +60,6 @@ def target(restconf_emulator: EmulatorThread, device: DeviceEndpoint) -> Target:
                        login=login, ca_file=tls.ca, netconf_port=device.netconf_port)
 
 
-def drive(client: Client | AsyncClient, commands: list[str], rounds: int = 2,
-          counter: RoundTripCounter | None = None) -> tuple[list[str], list[int]]:
-    """setup, ``rounds`` runs, teardown; the outputs and each run's round trips (if counted)."""
-    trips: list[int] = []
-
-    def counted() -> int:
-        return counter.trips if counter is not None else 0
-
-    if isinstance(client, AsyncClient):
-        async def go() -> list[str]:
-            await client.setup()
-            try:
-                outputs = []
-                for _ in range(rounds):
-                    before = counted()
-                    outputs.append(await client.run(commands))
-                    trips.append(counted() - before)
-                return outputs
-            finally:
-                await client.teardown()
-
-        return asyncio.run(go()), trips
-    client.setup()
-    try:
-        outputs = []
-        for _ in range(rounds):
-            before = counted()
-            outputs.append(client.run(commands))
-            trips.append(counted() - before)
-        return outputs, trips
-    finally:
-        client.teardown()
-
-
-def make(name: str, target: Target, mode: str, payload: str) -> Client | AsyncClient:
-    cls = adapter(name)
-    hint = cls.missing()
-    if hint:
-        pytest.fail(hint)
-    return cls(target, mode, payload)
-
-
 def hostnames(output: str, xml: bool) -> list[str | None]:
     """openconfig-system's state hostname in each reply of a yang output."""
     if xml:
@@ -124,10 +82,10 @@ class _Site:
                          ids=[f"{n}-{m}-{p}" for n, m, p in READ_CASES])
 def test_reads_return_the_device_answers(name: str, mode: str, payload: str,
                                          target: Target) -> None:
-    client = make(name, target, mode, payload)
+    client = available(name)(target, mode, payload)
     counter = RoundTripCounter()
     client.count_round_trips(counter)
-    outputs, trips = drive(client, COMMANDS, counter=counter)
+    outputs, trips = drive_rounds(client, COMMANDS, counter=counter)
     if payload == "cli":
         want = expected_output("cisco_ios", "R1", "198.18.0.1", COMMANDS)
         assert all(same_output("cisco_ios", got, want) for got in outputs)
@@ -156,10 +114,10 @@ def test_reads_return_the_device_answers(name: str, mode: str, payload: str,
 def test_batch_patch_is_one_request(name: str, payload: str, target: Target,
                                     device: DeviceEndpoint) -> None:
     count = next(_edits)
-    client = make(name, target, "batch-patch", payload)
+    client = available(name)(target, "batch-patch", payload)
     counter = RoundTripCounter()
     client.count_round_trips(counter)
-    outputs, trips = drive(client, ["show version"] * count, rounds=2, counter=counter)
+    outputs, trips = drive_rounds(client, ["show version"] * count, rounds=2, counter=counter)
     assert outputs == [requests.batch_ok(payload)] * 2
     assert trips == [1, 1]
     if payload == "yang":  # the last edit's description, on the CLI and over NETCONF
@@ -192,7 +150,7 @@ def test_the_study_envelope_patch_body_is_the_studys() -> None:
 @pytest.mark.parametrize("name", RESTCONF_CLIENTS)
 def test_wrong_password_is_a_client_error(name: str, mode: str, target: Target) -> None:
     with pytest.raises(ClientError, match=f"^{name}: "):
-        drive(make(name, replace(target, password="wrong-password"), mode, "cli"),
+        drive_rounds(available(name)(replace(target, password="wrong-password"), mode, "cli"),
               ["show clock"], rounds=1)
 
 
@@ -200,4 +158,4 @@ def test_a_refused_patch_is_a_client_error(target: Target) -> None:
     """An IOS device refuses juniper_junos's interface (it has none): the YANG Patch fails."""
     junos = replace(target, platform="juniper_junos")
     with pytest.raises(ClientError, match=r"^httpx-restconf: "):
-        drive(make("httpx-restconf", junos, "batch-patch", "yang"), ["show version"], rounds=1)
+        drive_rounds(available("httpx-restconf")(junos, "batch-patch", "yang"), ["show version"], rounds=1)
