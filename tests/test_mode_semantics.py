@@ -12,8 +12,10 @@ import asyncio
 import contextlib
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
+from types import SimpleNamespace
 
 import pytest
 
@@ -35,6 +37,7 @@ from mgmtbench.clients.restconf import requests
 from mgmtbench.emulator import EmulatorThread
 from mgmtbench.emulator.oracle import expected_output, stable_output
 from mgmtbench.emulator.ssh.server import SshCounts
+from mgmtbench.errors import ClientError
 from mgmtbench.targets import Target
 from mgmtbench.testing.options import modes as selected_modes
 
@@ -210,6 +213,7 @@ class CountingProxy:
         self.accepted = 0
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
+        self._open: list[socket.socket] = []
 
     def start(self) -> CountingProxy:
         self._spawn(self._accept)
@@ -230,6 +234,8 @@ class CountingProxy:
             upstream = socket.create_connection(self._upstream)
             for sock in (client, upstream):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            with self._lock:
+                self._open += [client, upstream]
             ended: list[bool] = []
             self._spawn(self._pump, client, upstream, ended)
             self._spawn(self._pump, upstream, client, ended)
@@ -249,6 +255,14 @@ class CountingProxy:
         if last:
             source.close()
             sink.close()
+
+    def cut(self) -> None:
+        """End every connection made so far (both ways), as a device or a middlebox may."""
+        with self._lock:
+            cut, self._open = self._open, []
+        for sock in cut:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
 
     def close(self) -> None:
         self._listener.close()
@@ -366,3 +380,54 @@ def test_gnmi_mode_sends_what_its_name_says(name: str, mode: str, ios_target: Ta
     start, end = seen
     assert tuple((b - a) / ROUNDS for a, b in zip(start, end, strict=True)) == \
         GNMI_PER_ITERATION[mode]
+
+
+#: The HTTP modes (HTTPS API and RESTCONF) whose requests go out on the connection of ``setup``.
+KEPT_HTTP = [(c, m) for c, m in HTTPS_PAIRS + RESTCONF_PAIRS
+             if {**HTTPS_CONNECTIONS_PER_ITERATION, **RESTCONF_CONNECTIONS_PER_ITERATION}[m] == 0]
+
+
+def _http_client(name: str, mode: str, target: Target) -> Client | AsyncClient:
+    cls = adapter(name)
+    if hint := cls.missing():
+        pytest.fail(hint)
+    if cls.transport is Transport.RESTCONF:
+        return cls(target, mode, "cli")
+    return cls(target, mode)
+
+
+@pytest.mark.parametrize(("name", "mode"), KEPT_HTTP, ids=[f"{c}-{m}" for c, m in KEPT_HTTP])
+def test_a_kept_connection_outlives_an_idle_pause(name: str, mode: str, ios_target: Target,
+                                                  https_proxy: CountingProxy,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """httpx drops a pooled connection idle 5 s (``keepalive_expiry``), and a benchmark's untimed
+    work between ``setup`` and the timed rounds (the wire tap's start) can take that long on a
+    slow machine: a ``keep-alive`` round then timed a handshake (CI, the netem VM). The kept modes
+    hold their connection: after a minute on httpcore's clock, still no new connection."""
+    import httpcore
+
+    client = _http_client(name, mode, replace(ios_target, https_port=https_proxy.port))
+    seen: list[int] = []
+
+    def a_minute_later() -> None:
+        seen.append(https_proxy.accepted)
+        later = SimpleNamespace(monotonic=lambda: time.monotonic() + 60.0)
+        for module in (httpcore._sync.http11, httpcore._sync.http2, httpcore._async.http11,
+                       httpcore._async.http2):
+            monkeypatch.setattr(module, "time", later)
+
+    iterations(client, a_minute_later, lambda: seen.append(https_proxy.accepted))
+    assert seen[1] == seen[0]
+
+
+@pytest.mark.parametrize(("name", "mode"), KEPT_HTTP, ids=[f"{c}-{m}" for c, m in KEPT_HTTP])
+def test_a_lost_kept_connection_fails_the_round(name: str, mode: str, ios_target: Target,
+                                                https_proxy: CountingProxy) -> None:
+    """A kept connection that ends is not quietly replaced: the round would time TCP and TLS
+    under the name ``keep-alive``; it fails instead (HTTP/1.1: httpx sees the end and would
+    reconnect, refused; HTTP/2: the stream's read fails)."""
+    client = _http_client(name, mode, replace(ios_target, https_port=https_proxy.port))
+    with pytest.raises(ClientError) as failed:
+        iterations(client, https_proxy.cut, lambda: None)
+    if mode != "h2-multiplex" and not name.endswith("-h2"):
+        assert "new connection, not the one kept from setup" in str(failed.value)

@@ -34,7 +34,9 @@ What one iteration (``run``) does in each mode (the first four as in the publish
 
 Connection policy: the modes in :data:`~mgmtbench.clients.base.REUSING_MODES` (``keep-alive``,
 ``batch-post``, ``multi-cmd``, ``h2-multiplex``) connect in ``setup``; the others pay for their
-connections inside the iteration.
+connections inside the iteration: the kept connection is held however long the
+benchmark pauses between rounds, and a round whose request goes out on any other connection fails
+(:mod:`.kept`).
 
 TLS: the device's certificate is verified against ``target.ca_file``
 (``ssl.create_default_context(cafile=...)``). The ``SSLContext`` is made once per adapter, outside
@@ -87,6 +89,7 @@ try:
 except ImportError:  # reported by Client.missing()
     httpx = None  # type: ignore[assignment]
     counting = None  # type: ignore[assignment]
+from mgmtbench.clients.httpx import kept
 
 EXEC = "/admin/exec/"
 CONFIG = "/admin/config"
@@ -223,13 +226,14 @@ class HttpxClient(_Https, TranslatedClient):
 
     def _new_client(self) -> httpx.Client:
         assert self._context is not None
-        counted = None  # None: httpx makes its transport from the same three options
+        limits = kept.limits(self.mode in _KEPT)
+        counted = None  # None: httpx makes its transport from the same four options
         if self.round_trips is not None:
             counted = counting.sync_transport(self.round_trips, verify=self._context, http1=True,
-                                              http2=False)
+                                              http2=False, limits=limits)
         return httpx.Client(base_url=base_url(self.target), auth=self._auth(), verify=self._context,
-                            http1=True, http2=False, timeout=TIMEOUT, trust_env=False,
-                            transport=counted, headers=HEADERS)
+                            http1=True, http2=False, limits=limits, timeout=TIMEOUT,
+                            trust_env=False, transport=counted, headers=HEADERS)
 
     def _auth(self) -> tuple[str, str]:
         return (self.target.username, self.target.password)
@@ -248,7 +252,9 @@ class HttpxClient(_Https, TranslatedClient):
         self._context = _verify_context(self.target)
         if self.mode in _KEPT:
             self._client = self._new_client()
-            body_of(self._client.get(exec_path([WARMUP])))
+            response = self._client.get(exec_path([WARMUP]))
+            body_of(response)
+            kept.hold(self._client, self.name, self.mode, response)
 
     def _run(self, commands: list[str]) -> str:
         mode = self.mode
@@ -304,7 +310,7 @@ class HttpxAsyncClient(_Https, AsyncClient):
     def _new_client(self, http2: bool = False) -> httpx.AsyncClient:
         assert self._context is not None
         # One connection at most: h2-multiplex must multiplex, not spread over a pool.
-        limits = httpx.Limits(max_connections=1) if http2 else httpx.Limits()
+        limits = kept.limits(self.mode in ("keep-alive", "h2-multiplex"), one_connection=http2)
         counted = None  # None: httpx makes its transport from the same four options
         if self.round_trips is not None:
             counted = counting.async_transport(self.round_trips, verify=self._context,
@@ -329,6 +335,7 @@ class HttpxAsyncClient(_Https, AsyncClient):
             if self.mode == "h2-multiplex" and response.http_version != "HTTP/2":
                 raise ClientError(f"httpx: h2-multiplex: the device answered over "
                                   f"{response.http_version}, not HTTP/2")
+            kept.hold(self._client, self.name, self.mode, response)
 
     async def run(self, commands: list[str]) -> str:
         """One iteration: the commands' outputs, concatenated in order."""
@@ -358,10 +365,8 @@ class HttpxAsyncClient(_Https, AsyncClient):
             if isinstance(answer, BaseException):
                 raise answer
             responses.append(answer)
-        streams = {id(r.extensions.get("network_stream")) for r in responses}
-        if len(streams) > 1 or any(r.http_version != "HTTP/2" for r in responses):
-            raise ClientError("httpx: h2-multiplex: the requests did not share one HTTP/2 "
-                              "connection")
+        if any(r.http_version != "HTTP/2" for r in responses):  # one connection: kept.hold
+            raise ClientError("httpx: h2-multiplex: a request was not answered over HTTP/2")
         return "".join(body_of(r) for r in responses)
 
     async def teardown(self) -> None:

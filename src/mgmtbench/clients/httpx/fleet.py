@@ -48,8 +48,12 @@ class HttpxFleet(AsyncRunner):
             client = self._client = httpx.AsyncClient(
                 verify=context, auth=(first.username, first.password), trust_env=False,
                 headers=HEADERS,
-                timeout=_TIMEOUT, limits=httpx.Limits(max_connections=len(targets),
-                                                      max_keepalive_connections=len(targets)))
+                timeout=_TIMEOUT,
+                # held for the run: a busy loop must not let a session's connection expire
+                # between its two requests (httpx's default idle expiry, 5 s; see .kept)
+                limits=httpx.Limits(max_connections=len(targets),
+                                    max_keepalive_connections=len(targets),
+                                    keepalive_expiry=None))
             try:
                 sessions = await asyncio.gather(
                     *(guarded_async(self.session, t, command) for t in targets))

@@ -23,6 +23,9 @@ What one iteration does (requests: :mod:`mgmtbench.clients.restconf.requests`):
   per iteration every command's ``GET`` is in flight at once (``asyncio.gather``), as streams of
   that connection (checked: every response HTTP/2, on one stream).
 
+The kept modes hold their connection however long the benchmark pauses and fail a round whose
+request goes out on another (:mod:`mgmtbench.clients.httpx.kept`).
+
 Application round trips are counted as the CLI-API's httpx adapter counts them (its
 :mod:`~mgmtbench.clients.httpx.counting` transports, below TLS). TLS and errors are that
 adapter's too: the device's certificate checked against ``target.ca_file``, any status but 200
@@ -49,6 +52,7 @@ try:
 except ImportError:  # reported by Client.missing()
     httpx = None  # type: ignore[assignment]
     counting = None  # type: ignore[assignment]
+from mgmtbench.clients.httpx import kept
 
 TIMEOUT = 30.0
 #: The modes that connect in ``setup`` and keep the connection.
@@ -131,11 +135,14 @@ class HttpxRestconfClient(_Restconf, TranslatedClient):
 
     def _new_client(self) -> httpx.Client:
         assert self._ssl is not None
+        limits = kept.limits(self.mode in _KEPT)
         counted = None
         if self.round_trips is not None:
             counted = counting.sync_transport(self.round_trips, verify=self._ssl,
-                                              http1=not self.http2, http2=self.http2)
-        return httpx.Client(verify=self._ssl, transport=counted, **self._options(self.http2))
+                                              http1=not self.http2, http2=self.http2,
+                                              limits=limits)
+        return httpx.Client(verify=self._ssl, transport=counted, limits=limits,
+                            **self._options(self.http2))
 
     def setup(self) -> None:
         """Untimed: the TLS context; for the kept modes the connection (a first GET)."""
@@ -143,7 +150,9 @@ class HttpxRestconfClient(_Restconf, TranslatedClient):
             self._ssl = _context(self.target)
             if self.mode in _KEPT:
                 self._client = self._new_client()
-                _body(self.name, self._client.get(requests.WARMUP))
+                response = self._client.get(requests.WARMUP)
+                _body(self.name, response)
+                kept.hold(self._client, self.name, self.mode, response)
 
     def _run(self, commands: list[str]) -> str:
         if self.mode == "batch-patch":
@@ -199,7 +208,7 @@ class HttpxRestconfAsyncClient(_Restconf, AsyncClient):
     def _new_client(self) -> httpx.AsyncClient:
         assert self._ssl is not None
         # One connection at most: h2-multiplex must multiplex, not spread over a pool.
-        limits = httpx.Limits(max_connections=1) if self._h2 else httpx.Limits()
+        limits = kept.limits(self.mode in _KEPT, one_connection=self._h2)
         counted = None
         if self.round_trips is not None:
             counted = counting.async_transport(self.round_trips, verify=self._ssl,
@@ -220,6 +229,7 @@ class HttpxRestconfAsyncClient(_Restconf, AsyncClient):
                     if self._h2 and response.http_version != "HTTP/2":
                         raise ClientError(f"{self.name}: h2-multiplex: the device answered "
                                           f"over {response.http_version}, not HTTP/2")
+                    kept.hold(self._client, self.name, self.mode, response)
         except BaseException:
             await self.teardown()
             raise
