@@ -28,9 +28,15 @@ LOCK = "constraints.txt"
 TEST_WORKERS = "3"
 
 
+# niquests' urllib3-future, as a wheel, adds a startup hook that copies itself over the real
+# urllib3 at every interpreter start (Requests, NAPALM and docker's client would then run on the
+# fork); built from source with URLLIB3_NO_OVERRIDE=1 it installs as urllib3_future only.
+NO_OVERRIDE = {"URLLIB3_NO_OVERRIDE": "1"}
+
+
 def install(session: nox.Session, *args: str) -> None:
-    """``pip install`` with every version pinned by the lock."""
-    session.install("-c", LOCK, *args)
+    """``pip install`` with every version pinned by the lock (urllib3-future kept apart)."""
+    session.install("-c", LOCK, "--no-binary=urllib3-future", *args, env=NO_OVERRIDE)
 
 
 @nox.session(python=PYTHON)
