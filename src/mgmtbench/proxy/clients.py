@@ -29,6 +29,7 @@ import httpx
 
 from mgmtbench.clients.base import AsyncClient, Client, Transport
 from mgmtbench.clients.httpx import counting
+from mgmtbench.clients.httpx import kept as held
 from mgmtbench.clients.httpx.adapter import CONFIG, ERRORS, TIMEOUT, base_url, body_of
 from mgmtbench.clients.translate import Translator, translate_errors
 from mgmtbench.errors import ClientError
@@ -65,10 +66,22 @@ class _ProxyClient:
     def _headers(self) -> dict[str, str]:
         return {"X-SSH-Connection": "fresh" if self.mode == "fresh-ssh" else "pooled"}
 
+    def _limits(self) -> httpx.Limits:
+        return held.limits(self.mode in self.kept)
+
     def _options(self, context: ssl.SSLContext) -> dict[str, Any]:
         return {"base_url": base_url(self.target), "verify": context, "http1": not self.http2,
                 "http2": self.http2, "timeout": TIMEOUT, "trust_env": False,
-                "auth": (self.target.username, self.target.password)}
+                "auth": (self.target.username, self.target.password), "limits": self._limits()}
+
+    def _warm(self, client: httpx.Client | httpx.AsyncClient, response: httpx.Response) -> bool:
+        """Check the warm-up's answer; True (and the connection held, :mod:`~mgmtbench.clients
+        .httpx.kept`) if the mode keeps ``client``."""
+        self._body(response)
+        if self.mode not in self.kept:
+            return False
+        held.hold(client, self.name, self.mode, response)
+        return True
 
     def _body(self, response: httpx.Response) -> str:
         if self.http2 and response.http_version != "HTTP/2":
@@ -98,7 +111,8 @@ class ProxyClient(_ProxyClient, Client):
         options = self._options(self._context)
         if self.round_trips is not None:
             options["transport"] = counting.sync_transport(
-                self.round_trips, verify=self._context, http1=not self.http2, http2=self.http2)
+                self.round_trips, verify=self._context, http1=not self.http2, http2=self.http2,
+                limits=self._limits())
         return httpx.Client(**options)
 
     def _post(self, client: httpx.Client, commands: list[str]) -> str:
@@ -110,8 +124,8 @@ class ProxyClient(_ProxyClient, Client):
         with self._translating():
             self._context = ssl.create_default_context(cafile=str(self.target.ca_file))
             client = self._new_client()
-            self._post(client, [WARMUP])
-            if self.mode in self.kept:
+            if self._warm(client, client.post(self._path(), content=WARMUP.encode(),
+                                              headers=self._headers())):
                 self._client = client
             else:
                 client.close()
@@ -161,7 +175,8 @@ class AsyncProxyClient(_ProxyClient, AsyncClient):
         options = self._options(self._context)
         if self.round_trips is not None:
             options["transport"] = counting.async_transport(
-                self.round_trips, verify=self._context, http1=not self.http2, http2=self.http2)
+                self.round_trips, verify=self._context, http1=not self.http2, http2=self.http2,
+                limits=self._limits())
         return httpx.AsyncClient(**options)
 
     async def _post(self, client: httpx.AsyncClient, commands: list[str]) -> str:
@@ -173,8 +188,8 @@ class AsyncProxyClient(_ProxyClient, AsyncClient):
         async with self._translating():
             self._context = ssl.create_default_context(cafile=str(self.target.ca_file))
             client = self._new_client()
-            await self._post(client, [WARMUP])
-            if self.mode in self.kept:
+            if self._warm(client, await client.post(self._path(), content=WARMUP.encode(),
+                                                    headers=self._headers())):
                 self._client = client
             else:
                 await client.aclose()

@@ -151,8 +151,12 @@ class Headend:
         except ImportError as exc:
             raise UsageError("the head-end talks to the proxy with httpx: "
                              "pip install 'mgmtbench[httpx]'") from exc
+        # Idle connections to the proxy are held 90 s, as the study's head-end (Go's default
+        # IdleConnTimeout) holds them, not httpx's 5 s: a pause between a tool's commands must
+        # not put a TCP and TLS handshake over the WAN into the next one.
         self._client = httpx.AsyncClient(
             base_url=opts.proxy_url, verify=context, timeout=opts.timeout, trust_env=False,
+            limits=httpx.Limits(keepalive_expiry=90.0),
             auth=(opts.proxy_username or opts.username, opts.proxy_password or opts.password))
         key = asyncssh.generate_private_key("ssh-ed25519")
         try:
