@@ -259,6 +259,44 @@ def test_the_connection_cap_refuses_the_next_one() -> None:
         assert endpoint.device.http3_counts.connections == 2
 
 
+def test_a_handshake_that_never_ends_is_closed_in_time() -> None:
+    """A client that sends its first flight and nothing more holds its slot under the cap for
+    ``tls_handshake_timeout`` only."""
+    limits = Limits(tls_handshake_timeout=0.3, max_http3_connections=1)
+    with EmulatorThread(options(limits=limits)) as emulator:
+        endpoint = emulator.endpoints[0]
+        assert emulator.emulator.tls is not None
+        assert endpoint.http3_port
+        ca, port = emulator.emulator.tls.ca, endpoint.http3_port
+
+        async def first_flight() -> bytes:
+            relay, relayed = await Relay.start(port, 0.0)
+            try:
+                async with client(relayed, ca):
+                    pass
+            finally:
+                relay.close()
+            return relay.from_client[0]
+
+        hello = asyncio.run(first_flight())
+        counted = endpoint.device.http3_counts
+        deadline = time.monotonic() + 10
+        while counted.open and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as stalled:
+            stalled.sendto(hello, ("127.0.0.1", port))  # and never answers the server
+            time.sleep(0.1)
+            assert counted.open == 1
+            time.sleep(0.5)
+            assert counted.open == 0
+
+        async def after() -> int:
+            async with client(port, ca) as conn:
+                return (await conn.request("GET", SHOW)).status
+
+        assert asyncio.run(after()) == 200  # the slot is free again
+
+
 def test_long_output_arrives_whole(endpoint: DeviceEndpoint, ca: Path) -> None:
     async def run() -> tuple[int, int, dict[bytes, bytes]]:
         assert endpoint.http3_port
