@@ -83,7 +83,7 @@ UNCAPPED = Limits(max_http3_connections=sys.maxsize)
 #: Seconds open connections get to finish their answers once the server stops.
 GRACE = 1.0
 #: Session tickets a device keeps (the oldest go first): one per recent connection.
-TICKETS_KEPT = 10_000
+TICKETS_KEPT = 1000
 
 
 class TicketStore:
