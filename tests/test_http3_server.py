@@ -298,6 +298,24 @@ def test_a_handshake_that_never_ends_is_closed_in_time() -> None:
         assert asyncio.run(after()) == 200  # the slot is free again
 
 
+def test_the_apis_limits_apply() -> None:
+    """The body limit is the application's: 413 for a body over it, the rest of it unread, and
+    the connection keeps serving."""
+    with EmulatorThread(options(limits=Limits(max_body=1000))) as emulator:
+        endpoint = emulator.endpoints[0]
+        assert emulator.emulator.tls is not None
+        ca = emulator.emulator.tls.ca
+
+        async def run() -> tuple[int, int]:
+            assert endpoint.http3_port
+            async with client(endpoint.http3_port, ca) as conn:
+                over = await conn.request("POST", "/admin/config", b"! x\n" * 100_000)
+                after = await conn.request("GET", SHOW)
+                return over.status, after.status
+
+        assert asyncio.run(run()) == (413, 200)
+
+
 def test_long_output_arrives_whole(endpoint: DeviceEndpoint, ca: Path) -> None:
     async def run() -> tuple[int, int, dict[bytes, bytes]]:
         assert endpoint.http3_port

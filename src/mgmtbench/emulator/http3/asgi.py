@@ -48,6 +48,9 @@ class Carrier(Protocol):
     def reset(self, stream_id: int) -> None:
         """Abandon the stream (RESET_STREAM, H3_INTERNAL_ERROR)."""
 
+    def stop_reading(self, stream_id: int) -> None:
+        """Ask the client to stop sending the request's body (STOP_SENDING, H3_NO_ERROR)."""
+
     async def drained(self, stream_id: int, mark: int) -> None:
         """Return once the stream holds at most ``mark`` bytes unsent (or is gone)."""
 
@@ -149,6 +152,9 @@ class Request:
     def _finish(self) -> None:
         self.finished = True
         self._wake.set()
+        if not self._body_done:  # answered before the body's end (413, 425): the rest unread
+            self._body.clear()
+            self.carrier.stop_reading(self.stream_id)
 
     async def _run(self, app: AsgiApp, name: str) -> None:
         client = "{}:{}".format(*(self.scope.get("client") or ("?", 0)))

@@ -299,6 +299,15 @@ class _Connection(QuicConnectionProtocol):
             self._quic.reset_stream(stream_id, ErrorCode.H3_INTERNAL_ERROR)
             self._transmit_soon()
 
+    def stop_reading(self, stream_id: int) -> None:
+        """Ask the client to stop sending a request's body (RFC 9114 section 4.1.2)."""
+        if self._open:
+            try:
+                self._quic.stop_stream(stream_id, ErrorCode.H3_NO_ERROR)
+            except ValueError:  # the stream is gone already
+                return
+            self._transmit_soon()
+
     async def drained(self, stream_id: int, mark: int) -> None:
         """Wait while the stream holds more than ``mark`` bytes that were never sent."""
         while self._open and stream_id in self._requests and self._unsent(stream_id) > mark:
