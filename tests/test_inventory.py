@@ -241,6 +241,13 @@ def test_gnmi_port_is_9339_unless_the_inventory_says(tmp_path: Path) -> None:
     assert chosen.target.gnmi_port == 57400
 
 
+def test_http3_is_not_served_unless_the_inventory_says(tmp_path: Path) -> None:
+    [plain] = load_inventory(one_host(tmp_path), env=ENV).hosts
+    assert plain.target.http3_port is None  # real devices' management APIs have no HTTP/3
+    [chosen] = load_inventory(one_host(tmp_path, "http3_port = 443\n"), env=ENV).hosts
+    assert chosen.target.http3_port == 443
+
+
 def test_a_prompt_is_asked_once_per_user(tmp_path: Path) -> None:
     path = write(tmp_path, "i.toml", '[defaults]\nplatform = "ios"\nusername = "u"\n'
                                      '[hosts.r1]\nhost = "198.18.0.1"\n'

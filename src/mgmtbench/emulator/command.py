@@ -55,6 +55,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="SSH port of the first device, 0 for any (default: %(default)s)")
     p.add_argument("--https-port", type=_port, default=8443,
                    help="HTTPS port of the first device, 0 for any (default: %(default)s)")
+    p.add_argument("--http3-port", type=_port, default=None,
+                   help="HTTP/3 port (UDP: the HTTPS API over QUIC) of the first device, 0 for "
+                        "any (default: the HTTPS port's number)")
+    p.add_argument("--no-http3", action="store_true",
+                   help="serve no HTTP/3 (the HTTPS API over QUIC is on with HTTPS)")
     p.add_argument("--netconf-port", type=_port, default=None,
                    help="NETCONF port (the netconf SSH subsystem only, as IOS-XE's 830) of the "
                         "first device, 0 for any; NETCONF is also served on the SSH port "
@@ -145,6 +150,10 @@ def add_limit_arguments(p: argparse.ArgumentParser) -> None:
           "at accept, before TLS")
     limit("--max-https-connections-per-source", int, "open HTTPS connections from one address "
           "[nginx limit_conn per address]")
+    limit("--max-http3-connections", int, "open HTTP/3 (QUIC) connections; a new one over it is "
+          "refused in its first packet, before TLS")
+    limit("--max-http3-streams", int, "concurrent requests per HTTP/3 connection [nginx "
+          "http3_max_concurrent_streams]")
 
 
 def _startups(text: str) -> tuple[int, int, int]:
@@ -245,6 +254,8 @@ def options_from_args(args: argparse.Namespace) -> EmulatorOptions:
         addresses=tuple(args.bind.split(",")) if "," in args.bind else (),
         ssh_port=args.ssh_port,
         https_port=args.https_port,
+        http3=not args.no_http3,
+        http3_port=args.http3_port,
         netconf=not args.no_netconf,
         netconf_port=(args.netconf_port if args.netconf_port is not None
                       else 0 if args.ssh_port == 0 else 8300),
@@ -312,6 +323,8 @@ def _print_ready(emulator: Emulator) -> None:
                           if agent and opts.user_agent_rule == "device" else "")
             print(f"    curl {agent_flag}-u {creds.username}:{creds.password} --cacert "
                   f"{emulator.tls.ca} {endpoint.https_url('show version')}")
+        if endpoint.http3_port:
+            print(f"    http3: udp port {endpoint.http3_port} (the same API; curl --http3-only)")
         if endpoint.netconf_port:
             print(f"    netconf: ssh -s -p {endpoint.netconf_port} {creds.username}@"
                   f"{endpoint.host} netconf")

@@ -75,6 +75,14 @@ class Limits:
     # connections) fits twice over.
     max_https_connections: int = 1000
     max_https_connections_per_source: int = 250
+    # Open HTTP/3 (QUIC) connections per device, as its HTTPS connections: a new one over it is
+    # refused in its first packet (CONNECTION_REFUSED), before any TLS work. Its handshake has
+    # ``tls_handshake_timeout`` and it closes after ``https_idle_timeout`` idle (QUIC's idle
+    # time-out), as an HTTPS connection.
+    max_http3_connections: int = 1000
+    # Concurrent requests (bidirectional streams) per HTTP/3 connection (nginx's
+    # http3_max_concurrent_streams 128, aioquic's own).
+    max_http3_streams: int = 128
     # Bytes a device's file system (flash:, disk0:) holds, in memory: SCP/SFTP writes beyond it
     # fail with "No space left on device".
     file_system_size: int = DEFAULT_SIZE
@@ -168,6 +176,10 @@ class EmulatorOptions:
     # free port; a lab's devices: 9339), on platforms whose models it writes.
     gnmi: bool = True
     gnmi_port: int = 0
+    # The HTTPS API over HTTP/3 (QUIC, UDP) on ``http3_port``: None for the HTTPS port's number
+    # (as a real server announces h3 on its own port), 0 for any free port; off without HTTPS.
+    http3: bool = True
+    http3_port: int | None = None
     # Accept gNMI calls without credentials (clibench's Go client sends none); calls that carry
     # them are still checked. Off: a device's behaviour, UNAUTHENTICATED.
     gnmi_anonymous: bool = False

@@ -59,6 +59,8 @@ class DeviceEndpoint:
     netconf_port: int | None = None
     #: The device's gNMI port (None: no gNMI).
     gnmi_port: int | None = None
+    #: The device's HTTP/3 port, UDP (None: no HTTP/3); its counts are ``device.http3_counts``.
+    http3_port: int | None = None
 
     @property
     def hostname(self) -> str:
@@ -86,6 +88,8 @@ class Emulator:
         self._ssh_connections: set[asyncssh.SSHServerConnection] = set()
         self._https_sockets: list[socket.socket] = []
         self._https_task: asyncio.Task[None] | None = None
+        self._http3_sockets: list[socket.socket] = []
+        self._http3_task: asyncio.Task[None] | None = None
         self._gnmi_servers: list[Any] = []
         self._gnmi_tls: Any = None
         #: Each device's gNMI service (by hostname), for its counts.
@@ -147,20 +151,25 @@ class Emulator:
                 if opts.ssh and subsystems and opts.netconf_port is not None:
                     netconf_port = await self._listen_ssh(device, index, authorized, counts,
                                                           subsystems, opts.netconf_port)
-                https_port = None
+                https_port = http3_port = None
                 if opts.https:
                     https_port = self._bind_https(index)
                     by_https_socket[(opts.address(index), https_port)] = device
+                    if opts.http3:
+                        http3_port = self._bind_http3(index, https_port)
+                        by_https_socket[(opts.address(index), http3_port)] = device
                 gnmi_port = await self._serve_gnmi(device, index)
                 self.endpoints.append(DeviceEndpoint(
                     device, opts.address(index), ssh_port, https_port, counts,
                     ConnectionCaps(opts.limits) if https_port is not None else None,
-                    netconf_port, gnmi_port))
+                    netconf_port, gnmi_port, http3_port))
             if opts.https and self.tls is not None:
                 api = DeviceApi(by_https_socket, opts.credentials, opts.limits,
                                 user_agent=(platform.style.identity.https.user_agent
                                             if opts.user_agent_rule == "device" else None))
                 self._https_task = asyncio.create_task(self._serve_https(api))
+                if self._http3_sockets:
+                    self._http3_task = asyncio.create_task(self._serve_http3(api))
             self._trim_task = asyncio.create_task(MemoryTrimmer().run())
             self._write_known_hosts()
         except BaseException:
@@ -185,14 +194,18 @@ class Emulator:
         if self._https_task is not None:
             await _finish(self._https_task, grace=2.0)
             self._https_task = None
+        if self._http3_task is not None:
+            await _finish(self._http3_task, grace=2.0)
+            self._http3_task = None
         if self._trim_task is not None:
             self._trim_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._trim_task
             self._trim_task = None
-        for sock in self._https_sockets:
+        for sock in [*self._https_sockets, *self._http3_sockets]:
             sock.close()
         self._https_sockets.clear()
+        self._http3_sockets.clear()
         if self._own_state_dir and self._state_dir is not None:
             shutil.rmtree(self._state_dir, ignore_errors=True)
 
@@ -268,6 +281,32 @@ class Emulator:
         sock.setblocking(False)
         self._https_sockets.append(sock)
         return int(sock.getsockname()[1])
+
+    def _bind_http3(self, index: int, https_port: int) -> int:
+        """Bind device ``index``'s UDP socket for HTTP/3: on its HTTPS port's number unless
+        ``http3_port`` says otherwise."""
+        opts = self.options
+        host = opts.address(index)
+        port = https_port if opts.http3_port is None else opts.port(opts.http3_port, index)
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_DGRAM)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            sock.close()
+            raise _bind_error("HTTP/3 (UDP)", host, port, exc) from exc
+        sock.setblocking(False)
+        self._http3_sockets.append(sock)
+        return int(sock.getsockname()[1])
+
+    async def _serve_http3(self, api: DeviceApi) -> None:
+        from mgmtbench.emulator.http3.server import serve_http3
+
+        assert self.tls is not None
+        served = [e.device for e in self.endpoints if e.http3_port is not None]
+        await serve_http3(api, self._http3_sockets, self.tls, self._shutdown, self.options.limits,
+                          names=[d.hostname for d in served],
+                          counts=[d.http3_counts for d in served])
 
     async def _serve_https(self, api: DeviceApi) -> None:
         assert self.tls is not None
@@ -380,9 +419,10 @@ def _validate(options: EmulatorOptions) -> None:
         raise UsageError(f"{len(options.addresses)} addresses for {options.devices} devices: "
                          "give one address per device")
     for name, port in (("SSH", options.ssh_port), ("HTTPS", options.https_port),
-                       ("gNMI", options.gnmi_port)):
+                       ("gNMI", options.gnmi_port), ("HTTP/3", options.http3_port or 0)):
         if port and not 1 <= port + options.devices - 1 <= 65535:
             raise UsageError(f"{name} ports {port}..{port + options.devices - 1} are out of range")
+    _validate_http3_ports(options)
     if options.processing_delay < 0:
         raise UsageError("the processing delay cannot be negative")
     if options.limits.file_system_size < 0:
@@ -390,6 +430,18 @@ def _validate(options: EmulatorOptions) -> None:
     _validate_limits(options.limits)
     if not (options.ssh or options.https):
         raise UsageError("nothing to serve: enable SSH or HTTPS")
+
+
+def _validate_http3_ports(options: EmulatorOptions) -> None:
+    """One device's HTTP/3 port may be its HTTPS port's number, not another device's: the API
+    finds the device by the port a request came in on."""
+    h3, https, count = options.http3_port, options.https_port, options.devices
+    if not (h3 and https) or h3 == https or options.addresses:
+        return
+    if h3 < https + count and https < h3 + count:
+        raise UsageError(f"HTTP/3 ports {h3}..{h3 + count - 1} overlap other devices' HTTPS "
+                         f"ports {https}..{https + count - 1}: give --http3-port the HTTPS port "
+                         "or one outside that range")
 
 
 def _authorized_keys(path: Path | None) -> list[asyncssh.SSHKey]:
@@ -420,7 +472,9 @@ def _validate_limits(limits: Limits) -> None:
                         ("--body-min-rate", limits.body_min_rate),
                         ("--max-https-connections", limits.max_https_connections),
                         ("--max-https-connections-per-source",
-                         limits.max_https_connections_per_source)):
+                         limits.max_https_connections_per_source),
+                        ("--max-http3-connections", limits.max_http3_connections),
+                        ("--max-http3-streams", limits.max_http3_streams)):
         if value < 1:
             raise UsageError(f"{flag} must be at least 1, not {value}")
     for flag, seconds in (("--login-timeout", limits.login_timeout),
@@ -433,14 +487,15 @@ def _validate_limits(limits: Limits) -> None:
 
 
 def open_files_needed(options: EmulatorOptions) -> int:
-    """File descriptors the emulator may hold with its limits reached: three per device (its SSH
-    listener, its HTTPS listener and the HTTPS server's copy of it), one device's logged-in
+    """File descriptors the emulator may hold with its limits reached: five per device (its SSH
+    listener, its HTTPS listener and the HTTPS server's copy of it, its HTTP/3 socket and the
+    HTTP/3 server's copy; QUIC connections share it), one device's logged-in
     sessions (``max_sessions``), unauthenticated ones (MaxStartups' ``full``) and HTTPS
     connections (``max_https_connections``), and 256 for the rest (a fleet's sessions spread
     over its devices)."""
     limits = options.limits
     sessions = limits.max_sessions + limits.max_startups[2]
-    return 3 * options.devices + sessions + limits.max_https_connections + 256
+    return 5 * options.devices + sessions + limits.max_https_connections + 256
 
 
 def open_files_for(options: EmulatorOptions) -> int:

@@ -53,6 +53,8 @@ def lab_inventory(devices: Sequence[LabDevice], *, lab_id: str, profile: str, pl
                   f"https_port = {device.https_port}",
                   f"netconf_port = {getattr(device, 'netconf_port', 830)}",
                   f"gnmi_port = {getattr(device, 'gnmi_port', 9339)}"]
+        if getattr(device, "http3_port", None):
+            lines.append(f"http3_port = {device.http3_port}")
     return "\n".join(lines) + "\n"
 
 

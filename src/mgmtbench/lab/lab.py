@@ -65,6 +65,8 @@ ECHO_PORT = 7
 LAB_RANGE = ipaddress.IPv4Network("198.18.0.0/15")  # RFC 2544: every lab address is in it
 MAIN_TABLE = 254
 SSH_PORT, HTTPS_PORT, NETCONF_PORT, GNMI_PORT = 22, 443, 830, 9339
+#: The HTTPS API over HTTP/3: UDP 443, the HTTPS port's number.
+HTTP3_PORT = HTTPS_PORT
 
 
 def read_counters(interface: str) -> LinkCounters:
@@ -372,7 +374,7 @@ class Lab:
             devices=tuple(DeviceSpec(n, a) for n, a in zip(names, addresses, strict=True)),
             hostname=self.hostname, platform=self.platform, credentials=self.credentials,
             ssh_port=SSH_PORT, https_port=HTTPS_PORT, netconf_port=NETCONF_PORT, gnmi_port=GNMI_PORT,
-            ssh=self.ssh,
+            http3_port=HTTP3_PORT, ssh=self.ssh,
             tcp=self._tcp_spec())
         self.echo_address = self.runtime.echo_address(context)
         self._processes.append(start_in_netns(
@@ -381,7 +383,8 @@ class Lab:
             "ready"))
         self.runtime.start(context)
         self.devices = [LabDevice(d.hostname, d.address, SSH_PORT, HTTPS_PORT,
-                                  netconf_port=NETCONF_PORT, gnmi_port=GNMI_PORT)
+                                  netconf_port=NETCONF_PORT, gnmi_port=GNMI_PORT,
+                                  http3_port=HTTP3_PORT)
                         for d in context.devices]
         self.calibration = calibrate(self.echo_address, ECHO_PORT, self.calibration_samples,
                                      icmp=True)

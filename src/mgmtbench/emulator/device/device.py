@@ -13,6 +13,7 @@ from mgmtbench.emulator.device.config import RunningConfig
 from mgmtbench.emulator.device.configstore import ConfigStore
 from mgmtbench.emulator.device.derived import DerivedState
 from mgmtbench.emulator.device.filesystem import DEFAULT_SIZE, DeviceFileSystem
+from mgmtbench.emulator.device.http3 import Http3Counts
 from mgmtbench.emulator.device.identity import FactsIdentity, mac_address, serial_number
 from mgmtbench.emulator.device.transcripts import PLACEHOLDER, CommandWords, Platform, render
 from mgmtbench.emulator.device.windows import WindowLog
@@ -67,6 +68,8 @@ class Device:
         self.files = DeviceFileSystem(platform.style.file_system, file_system_size)
         #: The client windows its SSH bulk source saw (:mod:`mgmtbench.emulator.device.windows`).
         self.ssh_windows = WindowLog()
+        #: What its HTTP/3 server saw (:mod:`mgmtbench.emulator.device.http3`).
+        self.http3_counts = Http3Counts()
         self._rendered: dict[CommandWords, str] = {}
         # Transcripts with the clock's placeholders, split at them.
         self._dynamic: dict[CommandWords, list[str]] = {}

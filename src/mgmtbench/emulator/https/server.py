@@ -8,6 +8,12 @@
   :mod:`mgmtbench.emulator.restconf` (the modelled data, and the study's ``cli:`` envelope).
 - ``GET /mgmtbench/ssh-windows``: the emulator's own diagnostics, not the platform's: the client
   windows the device's SSH bulk source saw, as a JSON list (:mod:`.windows`).
+- ``GET /mgmtbench/http3``: the same kind, what the device's HTTP/3 server counted (connections,
+  handshakes, resumptions, early-data requests answered and refused, requests), as a JSON object
+  (:mod:`mgmtbench.emulator.device.http3`).
+- A request marked ``Early-Data: 1`` (the HTTP/3 server marks those it received in 0-RTT, RFC
+  8470) is answered only if it is safe to replay (``show`` commands), else ``425 Too Early``
+  (:mod:`mgmtbench.emulator.http3.early`).
 - HTTP Basic auth (``401`` with ``WWW-Authenticate`` otherwise; wrong credentials are answered
   after :attr:`Limits.auth_failure_delay`, one source's in turn), ``413`` for bodies, command
   counts and configuration lines over the limits, ``408`` for a body slower than
@@ -34,8 +40,10 @@ from urllib.parse import unquote_plus
 
 from mgmtbench.emulator.cli.session import CHUNK, CliSession, Mode, Reply
 from mgmtbench.emulator.device.device import Device
+from mgmtbench.emulator.device.http3 import HTTP3_PATH
 from mgmtbench.emulator.device.windows import WINDOWS_PATH
 from mgmtbench.emulator.guard import AuthThrottle, source_of
+from mgmtbench.emulator.http3.early import TOO_EARLY, is_early, replay_safe
 from mgmtbench.emulator.https.accept import serve_https
 from mgmtbench.emulator.options import Credentials, Limits
 from mgmtbench.emulator.restconf.api import Answer, RestconfApi, is_restconf
@@ -91,9 +99,12 @@ class DeviceApi:
         try:
             device = self._device(scope)
             name = device.hostname
+            path = (scope.get("raw_path") or scope["path"].encode()).split(b"?", 1)[0]
+            if is_early(scope["headers"]) and not replay_safe(scope["method"], path):
+                raise _Refusal(TOO_EARLY, "not answered from early data: send it again once "
+                               "the handshake is done\n")
             self._check_agent(scope)
             await self._authorize(scope, device)
-            path = (scope.get("raw_path") or scope["path"].encode()).split(b"?", 1)[0]
             if is_restconf(path):
                 body = (await self._body(scope, receive)
                         if scope["method"] in ("POST", "PUT", "PATCH") else b"")
@@ -219,6 +230,8 @@ class DeviceApi:
             return 200, await self._run(device, Mode.CONFIG, lines)
         if path == WINDOWS_PATH.encode() and method in ("GET", "HEAD"):
             return 200, json.dumps([r.as_dict() for r in device.ssh_windows.records()])
+        if path == HTTP3_PATH.encode() and method in ("GET", "HEAD"):
+            return 200, json.dumps(device.http3_counts.as_dict())
         raise _Refusal(404, "not found: use /admin/exec/<command> or POST /admin/config\n")
 
 

@@ -47,6 +47,7 @@ class RuntimeContext:
     https_port: int
     netconf_port: int = 830  # the netconf subsystem's own port (IOS-XE's)
     gnmi_port: int = 9339  # gNMI's port (IANA's)
+    http3_port: int = 443  # the HTTPS API over HTTP/3, UDP (0: none)
     # Algorithms, host key type and login methods of every device's SSH server.
     ssh: SshServerOptions = field(default_factory=SshServerOptions)
     # The device side's TCP (mgmtbench.lab.tcp): ``cc``, route ``metrics``, ``mtu``; None: the

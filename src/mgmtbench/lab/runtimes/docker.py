@@ -179,6 +179,8 @@ class DockerRuntime(DeviceRuntime):
             "MGMTBENCH_HTTPS_PORT": str(context.https_port),
             "MGMTBENCH_NETCONF_PORT": str(context.netconf_port),
             "MGMTBENCH_GNMI_PORT": str(context.gnmi_port),
+            # The image serves HTTP/3 unless told not to (a flag: no environment twin).
+            **({"MGMTBENCH_HTTP3_PORT": str(context.http3_port)} if context.http3_port else {}),
             "MGMTBENCH_STATE_DIR": STATE_IN_CONTAINER,
             **context.ssh.environment(),  # algorithms, host key and login methods
         }

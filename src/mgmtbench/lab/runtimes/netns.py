@@ -114,6 +114,7 @@ def _serve_argv(context: RuntimeContext, devices: list[DeviceSpec], folder: Path
             "--ssh-port", str(context.ssh_port), "--https-port", str(context.https_port),
             "--netconf-port", str(context.netconf_port),
             "--gnmi-port", str(context.gnmi_port),
+            *(["--http3-port", str(context.http3_port)] if context.http3_port else ["--no-http3"]),
             "--platform", context.platform, "--username", creds.username,
             "--state-dir", str(folder)]
     if creds.authorized_keys is not None:

@@ -133,7 +133,7 @@ def _host(entry: HostEntry, source: CredentialSource, env: Mapping[str, str],
     target = make_target(resolve_address(entry), entry.ssh_port, entry.https_port,
                          platform=platform.name, login=login, ca_file=ca_file,
                          known_hosts=known_hosts, netconf_port=entry.netconf_port,
-                         gnmi_port=entry.gnmi_port)
+                         gnmi_port=entry.gnmi_port, http3_port=entry.http3_port)
     return InventoryHost(name=entry.name, target=target, platform=platform, groups=entry.groups,
                          timeout=entry.timeout or timeout, address=entry.host)
 

@@ -20,10 +20,11 @@ from typing import Any, ClassVar
 from mgmtbench.errors import UsageError
 
 #: Settings every format can carry, by their common names: what each becomes.
-SETTINGS = ("platform", "ssh_port", "https_port", "netconf_port", "gnmi_port", "username", "password",
+SETTINGS = ("platform", "ssh_port", "https_port", "netconf_port", "gnmi_port", "http3_port",
+            "username", "password",
             "enable_secret", "key_file", "auth", "known_hosts", "ca_file", "timeout")
 _PATHS = frozenset({"key_file", "known_hosts", "ca_file"})
-_PORTS = frozenset({"ssh_port", "https_port", "netconf_port", "gnmi_port"})
+_PORTS = frozenset({"ssh_port", "https_port", "netconf_port", "gnmi_port", "http3_port"})
 # Values an inventory tool would expand and we cannot: Jinja templates, Ansible vault.
 _TEMPLATED = re.compile(r"\{\{.*\}\}|^\$ANSIBLE_VAULT", re.DOTALL)
 
@@ -39,6 +40,7 @@ class HostEntry:
     https_port: int = 443
     netconf_port: int = 830  # the NETCONF subsystem's port (a real device's 830)
     gnmi_port: int = 9339  # gNMI's port (a real device's 9339)
+    http3_port: int | None = None  # the HTTPS API over HTTP/3 (UDP); None: not served
     groups: tuple[str, ...] = ()
     username: str | None = None
     password: str | None = field(default=None, repr=False)

@@ -19,7 +19,7 @@
     https_port = 443
 
 Settings: ``platform``, ``ssh_port``, ``https_port``, ``netconf_port`` (830), ``gnmi_port``
-(9339), ``username``, ``password_env``,
+(9339), ``http3_port`` (none: the device serves no HTTP/3), ``username``, ``password_env``,
 ``enable_secret_env``, ``key_file``, ``auth`` (password, key or agent), ``known_hosts``,
 ``ca_file``, ``timeout``. A host's own value wins over its groups' (the first listed group
 first), which win over the defaults. Passwords are never written in this file: name an
@@ -91,8 +91,9 @@ class NativeToml(InventoryFormat):
                 raise UsageError(f"{where}: keep {secret}s out of the file: name an environment "
                                  f"variable with {secret}_env, or export MGMTBENCH_"
                                  f"{secret.upper()}")
-        allowed = {"host", "groups", "platform", "ssh_port", "https_port", "netconf_port", "gnmi_port",
-                   "username", "key_file", "auth", "known_hosts", "ca_file", "timeout", *SECRETS}
+        allowed = {"host", "groups", "platform", "ssh_port", "https_port", "netconf_port",
+                   "gnmi_port", "http3_port", "username", "key_file", "auth", "known_hosts",
+                   "ca_file", "timeout", *SECRETS}
         unknown = set(layer) - allowed
         if unknown:
             raise UsageError(f"{where}: unknown settings {sorted(unknown)} (known: "
