@@ -91,24 +91,28 @@ class Client(QuicConnectionProtocol):
         return await asyncio.wait_for(self.send(method, path, body, headers), 20)
 
 
-def configuration(ca: Path, ticket: SessionTicket | None = None) -> QuicConfiguration:
+def configuration(ca: Path, ticket: SessionTicket | None = None,
+                  token: bytes = b"") -> QuicConfiguration:
     config = QuicConfiguration(alpn_protocols=list(H3_ALPN), is_client=True,
                                server_name="127.0.0.1", verify_mode=ssl.CERT_REQUIRED)
     config.load_verify_locations(str(ca))
     config.session_ticket = ticket
+    config.token = token
     return config
 
 
 @contextlib.asynccontextmanager
 async def client(port: int, ca: Path, ticket: SessionTicket | None = None,
                  tickets: list[SessionTicket] | None = None,
-                 wait_connected: bool = True) -> AsyncIterator[Client]:
-    """A connection to 127.0.0.1:``port``; resumed from ``ticket``; new tickets in ``tickets``.
+                 wait_connected: bool = True, token: bytes = b"",
+                 tokens: list[bytes] | None = None) -> AsyncIterator[Client]:
+    """A connection to 127.0.0.1:``port``; resumed from ``ticket``; new tickets in ``tickets``;
+    ``token``: an address token for its Initial, new ones (NEW_TOKEN) in ``tokens``.
     ``wait_connected`` False: returns at once (requests sent now go in 0-RTT)."""
-    async with connect("127.0.0.1", port, configuration=configuration(ca, ticket),
+    async with connect("127.0.0.1", port, configuration=configuration(ca, ticket, token),
                        create_protocol=Client, wait_connected=wait_connected,
-                       session_ticket_handler=None if tickets is None else tickets.append
-                       ) as conn:
+                       session_ticket_handler=None if tickets is None else tickets.append,
+                       token_handler=None if tokens is None else tokens.append) as conn:
         assert isinstance(conn, Client)
         yield conn
 

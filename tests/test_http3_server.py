@@ -179,6 +179,60 @@ def test_0rtt_get_is_answered_from_early_data_in_one_round_trip(endpoint: Device
     assert early < 1.5 * rtt, f"0-RTT answered in {early * 1000:.0f} ms, RTT {rtt * 1000:.0f}"
 
 
+def test_an_address_token_lets_a_long_0rtt_answer_leave_at_once(endpoint: DeviceEndpoint,
+                                                                ca: Path) -> None:
+    """``show version`` (over 2 kB) in 0-RTT: without an address token the device may send only
+    three times what the client sent before the client's next packet validates it, so the
+    answer takes two round trips; with the NEW_TOKEN token of the previous connection, one. The
+    device counts the token issued and redeemed; a token used twice validates nothing."""
+    delay = 0.1
+    rtt = 2 * delay
+
+    async def early_get(port: int, ticket: SessionTicket, token: bytes) -> tuple[float, str]:
+        start = time.perf_counter()
+        async with client(port, ca, ticket=ticket, wait_connected=False, token=token) as conn:
+            response = await conn.request("GET", SHOW)
+            elapsed = time.perf_counter() - start
+            handshake = await conn.handshaken()
+            assert response.status == 200
+            assert handshake.early_data_accepted
+            assert handshake.session_resumed
+        return elapsed, response.text
+
+    async def run() -> tuple[float, float, float, str]:
+        assert endpoint.http3_port
+        relay, port = await Relay.start(endpoint.http3_port, delay)
+        try:
+            tickets: list[SessionTicket] = []
+            tokens: list[bytes] = []
+            async with client(port, ca, tickets=tickets, tokens=tokens) as conn:
+                assert (await conn.request("GET", SMALL)).status == 200
+                for _ in range(100):
+                    if tickets and tokens:
+                        break
+                    await asyncio.sleep(0.01)
+            assert tokens, "no NEW_TOKEN frame"
+            without, _ = await early_get(port, tickets[0], b"")
+            tickets2 = [await ticket_of(endpoint.http3_port, ca), await ticket_of(
+                endpoint.http3_port, ca)]
+            with_token, text = await early_get(port, tickets2[0], tokens[0])
+            replayed, _ = await early_get(port, tickets2[1], tokens[0])
+            return without, with_token, replayed, text
+        finally:
+            relay.close()
+
+    before = counts(endpoint)
+    without, with_token, replayed, text = asyncio.run(run())
+    after = counts(endpoint)
+    assert same_output(PLATFORM, text, oracle(endpoint, "show version"))
+    assert len(text) > 2048
+    assert after["address_validated"] == before["address_validated"] + 1
+    assert after["tokens_issued"] > before["tokens_issued"]
+    assert without >= 1.5 * rtt, f"no token, answered in {without * 1000:.0f} ms"
+    assert with_token < 1.5 * rtt, f"with a token, answered in {with_token * 1000:.0f} ms"
+    assert replayed >= 1.5 * rtt, f"a token used twice, answered in {replayed * 1000:.0f} ms"
+
+
 def test_0rtt_post_is_too_early_and_counted(endpoint: DeviceEndpoint, ca: Path) -> None:
     """A configuration in early data gets 425; sent again after the handshake, 200 (RFC 8470).
     So does an exec command that is not ``show``."""

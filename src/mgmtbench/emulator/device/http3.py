@@ -18,7 +18,7 @@ from pathlib import Path
 HTTP3_PATH = "/mgmtbench/http3"
 #: The counts :data:`HTTP3_PATH` answers, in this order.
 FIELDS = ("connections", "handshakes", "resumed", "early_data_accepted", "early_data_refused",
-          "requests")
+          "requests", "tokens_issued", "address_validated")
 
 
 @dataclass
@@ -29,7 +29,9 @@ class Http3Counts:
     whose TLS handshake completed; ``resumed``: of those, resumed from a session ticket;
     ``early_data_accepted``: requests that arrived in 0-RTT and were answered;
     ``early_data_refused``: requests that arrived in 0-RTT and were answered ``425 Too Early``;
-    ``requests``: requests answered over HTTP/3 (early ones included). ``open`` (connections
+    ``requests``: requests answered over HTTP/3 (early ones included); ``tokens_issued``:
+    NEW_TOKEN address tokens sent; ``address_validated``: connections opened with a valid one
+    (their address validated from the first packet, RFC 9000 section 8.1.3). ``open`` (connections
     open now, which the cap counts) and ``dropped`` (connections refused over the cap) are not
     served.
     """
@@ -40,6 +42,8 @@ class Http3Counts:
     early_data_accepted: int = 0
     early_data_refused: int = 0
     requests: int = 0
+    tokens_issued: int = 0
+    address_validated: int = 0
     open: int = 0
     dropped: int = 0
 

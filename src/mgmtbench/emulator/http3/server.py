@@ -20,6 +20,9 @@ What the device does, and why:
   coalesces its packets Initial, 0-RTT, Handshake in that order (RFC 9000 section 12.2), so the
   order of aioquic's events is the order of the packets. The answer to an early request leaves at
   once, with the server's handshake (0.5-RTT data), so a 0-RTT GET takes one round trip.
+- **Address tokens.** After each handshake a NEW_TOKEN frame; a client that brings it back in
+  its next Initial from the same IP is validated at once, so its 0-RTT answer is not held to
+  three times what it sent (RFC 9000 section 8.1; :mod:`.tokens`).
 - **Counts.** Each device's :class:`~mgmtbench.emulator.device.http3.Http3Counts`
   (connections, handshakes, resumptions, early requests answered and refused, requests), served
   at ``/mgmtbench/http3`` so a benchmark can show its 0-RTT was real.
@@ -50,7 +53,7 @@ from aioquic.buffer import Buffer  # type: ignore[attr-defined]  # re-exported f
 from aioquic.h3.connection import H3_ALPN, ErrorCode, H3Connection
 from aioquic.h3.events import DataReceived, H3Event, HeadersReceived
 from aioquic.quic.configuration import SMALLEST_MAX_DATAGRAM_SIZE, QuicConfiguration
-from aioquic.quic.connection import QuicConnection
+from aioquic.quic.connection import QuicConnection, QuicNetworkPath
 from aioquic.quic.crypto import CryptoPair
 from aioquic.quic.events import (
     ConnectionTerminated,
@@ -64,13 +67,14 @@ from aioquic.quic.packet import (
     QuicPacketType,
     pull_quic_header,
 )
-from aioquic.quic.packet_builder import QuicPacketBuilder
+from aioquic.quic.packet_builder import QuicPacketBuilder, QuicPacketBuilderStop
 from aioquic.tls import SessionTicket
 
 from mgmtbench.emulator import memtrim
 from mgmtbench.emulator.device.http3 import Http3Counts
 from mgmtbench.emulator.http3.asgi import AsgiApp, Request, make_scope
 from mgmtbench.emulator.http3.early import TOO_EARLY
+from mgmtbench.emulator.http3.tokens import AddressTokens
 from mgmtbench.emulator.https.tls import TlsFiles
 from mgmtbench.emulator.options import Limits
 
@@ -129,6 +133,10 @@ class _Device(QuicServer):
     def __init__(self, app: AsgiApp, configuration: QuicConfiguration, limits: Limits,
                  counts: Http3Counts, name: str, server: Any) -> None:
         self.tickets = TicketStore()
+        self.tokens = AddressTokens()
+        #: The address whose connection is being opened with a valid token (see
+        #: :meth:`datagram_received`), for :class:`_Connection` to start validated.
+        self.validated: Any = None
         super().__init__(configuration=configuration,
                          create_protocol=partial(_Connection, device=self),
                          session_ticket_fetcher=self.tickets.pop,
@@ -151,7 +159,23 @@ class _Device(QuicServer):
                 assert self._transport is not None
                 self._transport.sendto(_refusal(*opening), addr)
                 return
-        super().datagram_received(data, addr)
+        self.validated = addr if self._token_redeemed(data, addr) else None
+        try:
+            super().datagram_received(data, addr)
+        finally:
+            self.validated = None
+
+    def _token_redeemed(self, data: bytes, addr: Any) -> bool:
+        """Whether ``data`` opens a connection with a valid address token for ``addr``."""
+        if not data or data[0] & 0xB0 != 0x80:  # a long header whose type is not Initial (v1)
+            return False
+        try:
+            header = pull_quic_header(Buffer(data=data), host_cid_length=self.cid_length)
+        except ValueError:
+            return False
+        return (header.packet_type == QuicPacketType.INITIAL and bool(header.token)
+                and header.destination_cid not in self._protocols
+                and self.tokens.redeem(header.token, addr[0]))
 
     def _opening(self, data: bytes) -> tuple[int, bytes, bytes] | None:
         """(version, client's destination CID, client's source CID) of a datagram that would
@@ -209,6 +233,17 @@ class _Connection(QuicConnectionProtocol):
         # limit is its private Limit, read when the transport parameters are first written.
         streams = quic._local_max_streams_bidi
         streams.value = streams.sent = device.limits.max_http3_streams
+        if device.validated is not None:  # a valid token: the first datagram's path is
+            quic._network_paths = [QuicNetworkPath(device.validated, is_validated=True)]
+            counts.address_validated += 1
+        # aioquic writes no NEW_TOKEN frame: ours goes after its HANDSHAKE_DONE.
+        write_done = quic._write_handshake_done_frame
+
+        def handshake_done_and_token(builder: QuicPacketBuilder) -> None:
+            write_done(builder=builder)
+            self._write_new_token(builder)
+
+        quic._write_handshake_done_frame = handshake_done_and_token  # type: ignore[method-assign]
         timeout = device.limits.tls_handshake_timeout
         self._handshake_timer = (self._loop.call_later(timeout, self._handshake_overdue)
                                  if timeout > 0 else None)
@@ -330,6 +365,19 @@ class _Connection(QuicConnectionProtocol):
         return [r.task for r in self._requests.values() if r.task is not None]
 
     # the rest
+
+    def _write_new_token(self, builder: QuicPacketBuilder) -> None:
+        """A NEW_TOKEN frame for the peer's address, if the packet has room (not resent)."""
+        if self._peer is None:
+            return
+        token = self.device.tokens.issue(self._peer[0])
+        try:
+            buf = builder.start_frame(QuicFrameType.NEW_TOKEN, capacity=1 + 8 + len(token))
+        except QuicPacketBuilderStop:
+            return
+        buf.push_uint_var(len(token))
+        buf.push_bytes(token)
+        self.device.counts.tokens_issued += 1
 
     def _unsent(self, stream_id: int) -> int:
         # aioquic keeps no public count of a stream's unsent bytes: its sender's buffer ends at
