@@ -36,7 +36,8 @@ NO_OVERRIDE = {"URLLIB3_NO_OVERRIDE": "1"}
 
 def install(session: nox.Session, *args: str) -> None:
     """``pip install`` with every version pinned by the lock (urllib3-future kept apart)."""
-    session.install("-c", LOCK, "--no-binary=urllib3-future", *args, env=NO_OVERRIDE)
+    session.install("-c", LOCK, "--no-binary=urllib3-future", "--no-cache-dir", *args,
+                    env=NO_OVERRIDE)
 
 
 @nox.session(python=PYTHON)
