@@ -132,9 +132,9 @@ def test_a_response_in_pieces_is_one_turn(lab_for: Callable[[str], LabLike]) -> 
 
 
 @needs_lab
-def test_udp_and_icmp_are_not_tcp(lab_for: Callable[[str], LabLike]) -> None:
-    """A UDP datagram to a closed port and its ICMP port-unreachable: two ``other`` packets, no
-    turn."""
+def test_a_udp_datagram_is_data_and_icmp_is_other(lab_for: Callable[[str], LabLike]) -> None:
+    """A 5-byte UDP datagram to a closed port (too short to be QUIC: data-bearing) is one turn,
+    UDP's; its ICMP port-unreachable is ``other``."""
     lab = shared_lab(lab_for)
     quiet(lab)
     with lab.wire_tap(settle=SETTLE) as tap, \
@@ -142,8 +142,9 @@ def test_udp_and_icmp_are_not_tcp(lab_for: Callable[[str], LabLike]) -> None:
         udp.sendto(b"hello", (lab.devices[0].address, 9))
     count = tap.result()
     assert count is not None
-    assert count.other == 2
-    assert (count.turns, count.data_packets, count.empty_tcp) == (0, 0, 0)
+    assert count.other == 1
+    assert (count.turns, count.udp_turns, count.data_to_devices, count.udp_to_devices) == (1, 1, 1, 1)
+    assert (count.data_from_devices, count.empty_tcp, count.quic_ack_only) == (0, 0, 0)
 
 
 @needs_lab
