@@ -132,7 +132,7 @@ def test_a_response_in_pieces_is_one_turn(lab_for: Callable[[str], LabLike]) -> 
 
 
 @needs_lab
-def test_a_udp_datagram_is_data_and_icmp_is_other(lab_for: Callable[[str], LabLike]) -> None:
+def test_udp_and_icmp_a_datagram_is_a_turn_its_icmp_other(lab_for: Callable[[str], LabLike]) -> None:
     """A 5-byte UDP datagram to a closed port (too short to be QUIC: data-bearing) is one turn,
     UDP's; its ICMP port-unreachable is ``other``."""
     lab = shared_lab(lab_for)
