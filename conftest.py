@@ -23,9 +23,11 @@ SERIAL_MODULES = frozenset({
     "test_agent.py", "test_cli.py", "test_docker_runtime.py", "test_edge_docker.py",
     "test_emulated_vs_real.py", "test_fleet.py", "test_inventory.py", "test_inventory_check.py",
     "test_inventory_lab.py", "test_lab.py", "test_lab_cleanup.py", "test_lab_failures.py",
-    "test_lab_interrupts.py", "test_lab_tcp.py", "test_lab_watchdog.py", "test_proxy_lab.py",
+    "test_lab_interrupts.py", "test_lab_tcp.py", "test_lab_udp.py", "test_lab_watchdog.py",
+    "test_proxy_lab.py",
     "test_report_inputs.py", "test_results.py", "test_secrets_and_bind.py",
     "test_ssh_options.py", "test_sshd_runtime.py", "test_tbf_link.py", "test_wiretap.py",
+    "test_wiretap_quic.py",
     # Bounds on time, CPU, memory or descriptors.
     "test_https_accept.py", "test_limits.py", "test_limits_process.py", "test_memtrim.py",
     "test_probe_echo.py", "test_proxy.py", "test_server_throughput.py",

@@ -132,9 +132,9 @@ def test_a_response_in_pieces_is_one_turn(lab_for: Callable[[str], LabLike]) -> 
 
 
 @needs_lab
-def test_udp_and_icmp_are_not_tcp(lab_for: Callable[[str], LabLike]) -> None:
-    """A UDP datagram to a closed port and its ICMP port-unreachable: two ``other`` packets, no
-    turn."""
+def test_udp_and_icmp_a_datagram_is_a_turn_its_icmp_other(lab_for: Callable[[str], LabLike]) -> None:
+    """A 5-byte UDP datagram to a closed port (too short to be QUIC: data-bearing) is one turn,
+    UDP's; its ICMP port-unreachable is ``other``."""
     lab = shared_lab(lab_for)
     quiet(lab)
     with lab.wire_tap(settle=SETTLE) as tap, \
@@ -142,8 +142,9 @@ def test_udp_and_icmp_are_not_tcp(lab_for: Callable[[str], LabLike]) -> None:
         udp.sendto(b"hello", (lab.devices[0].address, 9))
     count = tap.result()
     assert count is not None
-    assert count.other == 2
-    assert (count.turns, count.data_packets, count.empty_tcp) == (0, 0, 0)
+    assert count.other == 1
+    assert (count.turns, count.udp_turns, count.data_to_devices, count.udp_to_devices) == (1, 1, 1, 1)
+    assert (count.data_from_devices, count.empty_tcp, count.quic_ack_only) == (0, 0, 0)
 
 
 @needs_lab
@@ -331,3 +332,64 @@ def test_per_iteration_rounding() -> None:
                                       "wire_turns_per_iteration": 6.2,
                                       "data_packets_per_iteration": 10.2,
                                       "wire_dropped_packets": 3}
+
+
+# --- the counting rules on made-up packets ------------------------------------------------------
+
+
+def _ipv4(protocol: int, payload: bytes, total: int | None = None) -> bytearray:
+    length = total if total is not None else 20 + len(payload)
+    header = bytes([0x45, 0, length >> 8, length & 0xFF, 0, 0, 0x40, 0, 64, protocol, 0, 0,
+                    198, 18, 0, 1, 198, 18, 0, 2])
+    return bytearray(header + payload)
+
+
+def _tcp(seq: int, flags: int, data: bytes = b"") -> bytearray:
+    header = (1234).to_bytes(2, "big") + (22).to_bytes(2, "big") + seq.to_bytes(4, "big") + \
+        bytes(4) + bytes([5 << 4, flags]) + bytes(6)
+    return _ipv4(6, header + data)
+
+
+def _udp(payload: bytes) -> bytearray:
+    return _ipv4(17, bytes(8) + payload)
+
+
+def test_tcp_segments_sent_again_count_as_retransmits() -> None:
+    from mgmtbench.lab.wiretap import _Tally
+
+    tally = _Tally()
+    ack, syn, fin = 0x10, 0x02, 0x01
+    for packet in (_tcp(100, syn), _tcp(100, syn),  # a SYN, sent again after its timeout
+                   _tcp(101, ack, b"a" * 10), _tcp(111, ack, b"b" * 10),
+                   _tcp(101, ack, b"a" * 10),  # the first segment again
+                   _tcp(121, ack), _tcp(121, fin | ack)):
+        tally._tcp(packet, len(packet), outgoing=True)
+    counts = tally.result(0)
+    assert counts.tcp_retransmits == 2
+    assert counts.data_to_devices == 6  # everything but the pure ACK
+    assert counts.turns == 1
+    wrapping = _Tally()  # sequence numbers wrap around 2**32: new data, not old
+    for packet in (_tcp(2**32 - 10, ack, b"y" * 10), _tcp(0, ack, b"z" * 10)):
+        wrapping._tcp(packet, len(packet), outgoing=True)
+    assert wrapping.result(0).tcp_retransmits == 0
+
+
+def test_quic_ack_only_sizes_do_not_count_and_everything_else_does() -> None:
+    from mgmtbench.lab.wiretap import QUIC_ACK_ONLY_MAX, QUIC_SHORT_MIN, _Tally
+
+    tally = _Tally()
+    short = 0x40  # a short header: the fixed bit, no long-header bit
+    cases = [(bytes([0xC0]) + bytes(1199), True),  # an Initial
+             (bytes([short]) + bytes(QUIC_SHORT_MIN - 1), False),  # ACK-only sizes
+             (bytes([short]) + bytes(QUIC_ACK_ONLY_MAX - 1), False),
+             (bytes([short]) + bytes(QUIC_ACK_ONLY_MAX), True),  # one byte more: data
+             (bytes([short]) + bytes(QUIC_SHORT_MIN - 2), True),  # too short for QUIC
+             (b"\x00" + bytes(QUIC_SHORT_MIN), True)]  # no fixed bit: not QUIC
+    for payload, counts in cases:
+        before = tally.counts["udp_to_devices"]
+        packet = _udp(payload)
+        assert tally._udp(packet, len(packet), outgoing=True)
+        assert tally.counts["udp_to_devices"] - before == counts, payload[:1]
+    result = tally.result(0)
+    assert (result.quic_long, result.quic_ack_only, result.udp_turns, result.turns) == (1, 2, 1, 1)
+    assert not tally._udp(_tcp(1, 0x10), 40, outgoing=True)  # TCP is no UDP

@@ -20,7 +20,7 @@ from mgmtbench.lab.failures import lab_failures
 from mgmtbench.lab.lab import ECHO_PORT, Lab, has_net_admin
 from mgmtbench.lab.local import LocalLab
 from mgmtbench.lab.opening import open_lab
-from mgmtbench.lab.profiles import BUILTIN, LinkProfile, load_profiles, resolve
+from mgmtbench.lab.profiles import BUILTIN, IMPAIRED, LinkProfile, load_profiles, resolve
 from mgmtbench.lab.runtimes import DEFAULT_IMAGE, RUNTIMES
 from mgmtbench.lab.state import known_labs
 from mgmtbench.targets.base import Service
@@ -61,7 +61,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def _lab_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", default="regional",
-                   help=f"{', '.join(BUILTIN)}, a name from --profiles-file, or a spec such as "
+                   help=f"{', '.join([*BUILTIN, *IMPAIRED])}, a name from --profiles-file, or a spec such as "
                         "rtt=80,jitter=2,loss=0.1,rate=50 (default: %(default)s)")
     p.add_argument("--profiles-file", type=Path, default=None,
                    help="TOML file of user profiles ([profiles.NAME] rtt_ms = ...)")
@@ -190,7 +190,8 @@ def run_down(args: argparse.Namespace) -> int:
 
 def run_profiles(args: argparse.Namespace) -> int:
     """``mgmtbench lab profiles``: the built-in and user profiles."""
-    table = {**BUILTIN, **(load_profiles(args.profiles_file) if args.profiles_file else {})}
+    table = {**BUILTIN, **IMPAIRED,
+             **(load_profiles(args.profiles_file) if args.profiles_file else {})}
     print(f"{'name':<18}{'rtt ms':>8}{'jitter':>8}{'loss %':>8}{'rate Mbit':>11}  "
           f"{'TCP (device/client cc, MTU, initcwnd)':<40}source")
     for p in table.values():

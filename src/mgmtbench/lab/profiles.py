@@ -2,7 +2,8 @@
 
 A profile names a round-trip time (applied as half of it on each direction), jitter with its
 distribution, loss, rate, and (where the backend allows) reordering and duplication. The brief's
-profiles are built in, with RTTs from published backbone measurements; users add their own in a
+profiles are built in, with RTTs from published backbone measurements (:data:`BUILTIN`), and so
+is the regional link with loss or jitter (:data:`IMPAIRED`); users add their own in a
 TOML file or as a CLI spec (``rtt=80,jitter=2,loss=0.1,rate=50``), or a built-in one with
 overrides (``regional+device_cc=bbr``).
 
@@ -122,6 +123,20 @@ BUILTIN: dict[str, LinkProfile] = {
     )
 }
 
+# The regional link with loss or jitter: our own names (the study's profiles impair delay only,
+# and ``all`` stays its RTT ladder, BUILTIN). Loss per packet and direction, as the backends
+# apply it; 0.5 % and 2 % bracket what a congested or wireless access path loses. Jitter is
+# normal with a 3 ms deviation each way: packets may overtake one another (as under netem), which
+# TCP takes for loss when a segment is passed by three others.
+IMPAIRED: dict[str, LinkProfile] = {
+    p.name: p
+    for p in (
+        LinkProfile("regional-loss0.5", 30, loss_pct=0.5),
+        LinkProfile("regional-loss2", 30, loss_pct=2),
+        LinkProfile("regional-jitter", 30, jitter_ms=3),
+    )
+}
+
 _SPEC_KEYS = {
     "rtt": "rtt_ms", "jitter": "jitter_ms", "dist": "jitter_distribution", "loss": "loss_pct",
     "rate": "rate_mbit", "reorder": "reorder_pct", "duplicate": "duplicate_pct",
@@ -198,7 +213,7 @@ def resolve(name_or_spec: str, extra: dict[str, LinkProfile] | None = None) -> L
     name, plus, overrides = name_or_spec.partition("+")
     if "=" in name:
         return parse_spec(name_or_spec)
-    table = {**BUILTIN, **(extra or {})}
+    table = {**BUILTIN, **IMPAIRED, **(extra or {})}
     if name not in table:
         raise UsageError(f"unknown profile {name!r}: choose one of {', '.join(table)}, "
                          "or give a spec like rtt=80,jitter=2 (or regional+cc=bbr)")

@@ -11,9 +11,46 @@ What is counted. The tap sees every packet on the link's benchmark-side interfac
 ``mgb{index}h`` in the benchmark's namespace: the veth end for ``netem`` and ``none``, the delay
 line's TUN interface for ``tun``; docker devices sit behind the same link). A packet goes *to the
 devices* when the kernel sends it out of that interface (``sll_pkttype`` ``PACKET_OUTGOING``),
-*from the devices* otherwise. Only IPv4 TCP counts; a TCP packet is *data-bearing* when it carries
-payload, SYN or FIN (pure ACKs, RSTs and window updates are not: nobody waits for them). UDP,
+*from the devices* otherwise. IPv4 TCP and UDP count; a TCP packet is *data-bearing* when it
+carries payload, SYN or FIN (pure ACKs, RSTs and window updates are not: nobody waits for them).
 ICMP, ARP and anything else are tallied as ``other`` and ignored.
+
+UDP (QUIC). A UDP datagram is data-bearing unless it is a QUIC packet that carries nothing but
+ACK frames. QUIC is encrypted, so the tap cannot read the frames; it goes by the header and the
+size, for QUIC as aioquic sends it (``connection_id_length`` 8, a 2-byte packet number, a 16-byte
+AEAD tag):
+
+* a *long-header* packet (first bit set: Initial, 0-RTT, Handshake, Retry) always counts: the
+  handshake is what it carries (``quic_long``);
+* a *short-header* (1-RTT) datagram of :data:`QUIC_SHORT_MIN` .. :data:`QUIC_ACK_ONLY_MAX` bytes
+  of UDP payload is taken as ACK-only and does not count (``quic_ack_only``): 1 flags byte + 8
+  connection ID + 2 packet number + 16 tag = 27 bytes around the frames, and an ACK frame of one
+  range as aioquic writes it (type 1, largest acknowledged 2, ACK delay 2, range count 1, first
+  range 2: 8 bytes) makes 35; anything larger holds more than that ACK and counts. Below
+  QUIC_SHORT_MIN (29: aioquic pads a packet so header protection has its 4-byte sample, RFC
+  9001 5.4.2) or without the fixed bit (0x40), a datagram is no QUIC packet and counts, as
+  any other UDP payload.
+
+The rule's error, checked against aioquic's own log of every packet it sent (qlog frames and
+lengths) in ``tests/test_wiretap_quic.py``: on an HTTP/3 exchange, ACK-only packets were 32-33
+bytes and request/response packets 39 bytes and more. Wrong either way: an ACK-only packet with
+gaps (ranges after loss or reordering, +2 to 4 bytes each) may exceed 35 bytes and count, one turn
+too many at most per such ACK, so under loss QUIC's turns are an upper bound; a data-bearing packet
+of 35 bytes or less (a lone PING, MAX_STREAM_DATA, a QPACK decoder acknowledgement of 1-2 bytes,
+a CONNECTION_CLOSE without a reason phrase) does not count: none of those is anything the other
+side waits for to answer, except a request whose HEADERS frame encodes to 4 bytes or less (a
+repeated request from QPACK's dynamic table can come close: 39 bytes seen). Another QUIC stack
+with longer connection IDs or packet numbers has larger ACK-only packets, which then count.
+
+UDP's data-bearing datagrams count in ``data_to_devices`` and ``data_from_devices`` with TCP's
+(and apart in ``udp_to_devices``, ``udp_from_devices``); ``udp_turns`` are the turns a UDP
+datagram made, so ``turns - udp_turns`` are TCP's and ``quic_rtts`` is ``udp_turns / 2``.
+
+Retransmissions (TCP). ``tcp_retransmits`` counts data-bearing TCP packets whose last sequence
+number is not beyond the highest already seen for their connection and direction (a segment sent
+again after a loss, a SYN or FIN sent again); a keep-alive probe would count too. QUIC never sends
+a packet number twice, and its frames are encrypted: its retransmissions are not visible on the
+wire (a benchmark takes the link's drops, :meth:`~mgmtbench.lab.Lab.link_stats`, for both).
 
 A *turn* is a data-bearing packet whose direction differs from the previous data-bearing packet's.
 The tap starts as if the last one had come *from* the devices, so the client's first packet is a
@@ -86,9 +123,19 @@ SOL_PACKET, PACKET_STATISTICS = 263, 6  # struct tpacket_stats {unsigned tp_pack
 SO_RCVBUFFORCE = 33
 RCVBUF = 64 << 20  # queued packets are clones: truesize counts, 64 MB holds seconds of traffic
 SNAP = 128  # bytes read per packet: the IPv4 header (<= 60) and the TCP header's first 14
+# (or the UDP header and the first byte of its payload)
 POLL = 0.05  # seconds between drains: one wake-up per POLL, not one per packet
 PROBE_INTERVAL = 0.1  # seconds between ICMP probes of the link's RTT (a multiple of POLL)
-IPPROTO_ICMP, IPPROTO_TCP = 1, 6
+IPPROTO_ICMP, IPPROTO_TCP, IPPROTO_UDP = 1, 6, 17
+UDP_HLEN = 8
+#: QUIC as aioquic sends it (see the module docstring): the smallest short-header packet (flags,
+#: 8-byte connection ID, the 4 bytes of packet number and payload header protection samples from,
+#: 16-byte tag) and the largest one taken as ACK-only (flags, connection ID, 2-byte packet number,
+#: a one-range ACK frame of 8 bytes, tag).
+QUIC_CID, QUIC_PN, QUIC_TAG, QUIC_ACK_FRAME = 8, 2, 16, 8
+QUIC_SHORT_MIN = 1 + QUIC_CID + 4 + QUIC_TAG
+QUIC_ACK_ONLY_MAX = 1 + QUIC_CID + QUIC_PN + QUIC_ACK_FRAME + QUIC_TAG
+QUIC_LONG_HEADER, QUIC_FIXED_BIT = 0x80, 0x40
 ICMP_ECHO_REPLY, ICMP_ECHO = 0, 8
 SO_TIMESTAMPNS = 35
 ARPHRD_ETHER, ETH_HLEN = 1, 14  # a veth end's counters count the Ethernet header; TUN has none
@@ -104,13 +151,19 @@ START_TIMEOUT = STOP_TIMEOUT = max(10.0, float(os.environ.get("MGMTBENCH_LAB_STA
 class WireCount:
     """Totals of one tap window (rules in the module docstring)."""
 
-    turns: int = 0  # direction changes of data-bearing TCP packets
-    data_to_devices: int = 0  # data-bearing TCP packets out of host_if (payload, SYN or FIN)
+    turns: int = 0  # direction changes of data-bearing packets (TCP and UDP)
+    data_to_devices: int = 0  # data-bearing packets out of host_if (TCP payload, SYN or FIN; UDP)
     data_from_devices: int = 0
     syn: int = 0  # SYN and SYN-ACK packets, both ways
     fin: int = 0  # FIN packets, both ways
     empty_tcp: int = 0  # TCP packets carrying none of those (ACKs, RSTs, window updates)
-    other: int = 0  # packets that are not IPv4 TCP (UDP, ICMP, ARP, ...), probes apart
+    tcp_retransmits: int = 0  # data-bearing TCP packets sent again (see the module docstring)
+    udp_turns: int = 0  # the turns a UDP datagram made
+    udp_to_devices: int = 0  # data-bearing UDP datagrams (in data_to_devices too)
+    udp_from_devices: int = 0
+    quic_long: int = 0  # long-header QUIC datagrams (the handshake), both ways: data-bearing
+    quic_ack_only: int = 0  # short-header QUIC datagrams taken as ACK-only, both ways: not counted
+    other: int = 0  # packets that are neither IPv4 TCP nor UDP (ICMP, ARP, ...), probes apart
     dropped: int = 0  # packets the kernel could not queue for the tap
     # The link's RTT while the window ran (with a probe; see the module docstring).
     probes: int = 0  # echo requests seen leaving (the interface counts them as tx)
@@ -123,7 +176,7 @@ class WireCount:
 
     @property
     def data_packets(self) -> int:
-        """Data-bearing TCP packets both ways."""
+        """Data-bearing packets (TCP and UDP) both ways."""
         return self.data_to_devices + self.data_from_devices
 
     @property
@@ -131,13 +184,23 @@ class WireCount:
         """Round trips on the wire: half the turns."""
         return self.turns / 2
 
+    @property
+    def quic_rtts(self) -> float:
+        """Round trips on the wire that UDP (QUIC) made: half its turns."""
+        return self.udp_turns / 2
+
     def per_iteration(self, iterations: int) -> dict[str, float]:
         """What a benchmark records per iteration: ``wire_rtts_per_iteration`` (1 decimal),
-        ``wire_turns_per_iteration`` and ``data_packets_per_iteration`` (1 decimal), and
-        ``wire_dropped_packets`` when the kernel dropped any."""
+        ``wire_turns_per_iteration`` and ``data_packets_per_iteration`` (1 decimal);
+        ``quic_rtts_per_iteration`` when UDP was seen, ``tcp_retransmits`` (the window's total)
+        when there were any, and ``wire_dropped_packets`` when the kernel dropped any."""
         out = {"wire_rtts_per_iteration": round(self.wire_rtts / iterations, 1),
                "wire_turns_per_iteration": round(self.turns / iterations, 1),
                "data_packets_per_iteration": round(self.data_packets / iterations, 1)}
+        if self.udp_turns or self.udp_to_devices or self.udp_from_devices:
+            out["quic_rtts_per_iteration"] = round(self.quic_rtts / iterations, 1)
+        if self.tcp_retransmits:
+            out["tcp_retransmits"] = self.tcp_retransmits
         if self.dropped:
             out["wire_dropped_packets"] = self.dropped
         return out
@@ -290,8 +353,13 @@ class _Tally:
     def __init__(self, probe_ident: int | None = None) -> None:
         self.outgoing = False  # as if the last data-bearing packet had come from the devices
         self.counts = dict.fromkeys(
-            ("turns", "data_to_devices", "data_from_devices", "syn", "fin", "empty_tcp", "other",
-             "probes", "probe_replies", "probe_tx_bytes", "probe_rx_bytes"), 0)
+            ("turns", "data_to_devices", "data_from_devices", "syn", "fin", "empty_tcp",
+             "tcp_retransmits", "udp_turns", "udp_to_devices", "udp_from_devices", "quic_long",
+             "quic_ack_only", "other", "probes", "probe_replies", "probe_tx_bytes",
+             "probe_rx_bytes"), 0)
+        # (addresses, ports) of a TCP connection's one direction -> the sequence number after
+        # the highest data-bearing segment seen.
+        self.tcp_next: dict[bytes, int] = {}
         self._buffer = bytearray(SNAP)
         self.probe_ident = probe_ident
         self.probe_sent: dict[int, float] = {}  # sequence -> kernel time the request left
@@ -307,8 +375,9 @@ class _Tally:
             except BlockingIOError:
                 return
             outgoing = address[2] == PACKET_OUTGOING
-            if address[1] != ETH_P_IP or (not self._tcp(buffer, size, outgoing) and not self._probe(
-                    buffer, size, outgoing, address[3], ancillary)):
+            if address[1] != ETH_P_IP or (
+                    not self._tcp(buffer, size, outgoing) and not self._udp(buffer, size, outgoing)
+                    and not self._probe(buffer, size, outgoing, address[3], ancillary)):
                 counts["other"] += 1
 
     def _probe(self, packet: bytearray, size: int, outgoing: bool, hatype: int,
@@ -358,10 +427,47 @@ class _Tally:
             return True
         counts["syn"] += bool(flags & TCP_SYN)
         counts["fin"] += bool(flags & TCP_FIN)
+        # Sequence space: the payload, and one each for SYN and FIN.
+        seq = int.from_bytes(packet[ihl + 4:ihl + 8], "big")
+        end = (seq + max(payload, 0) + bool(flags & TCP_SYN) + bool(flags & TCP_FIN)) & 0xFFFFFFFF
+        flow = bytes(packet[12:20]) + bytes(packet[ihl:ihl + 4])
+        highest = self.tcp_next.get(flow)
+        if highest is not None and not 0 < (end - highest) & 0xFFFFFFFF < 0x80000000:
+            counts["tcp_retransmits"] += 1
+        else:
+            self.tcp_next[flow] = end
+        self._data(outgoing)
+        return True
+
+    def _data(self, outgoing: bool, udp: bool = False) -> None:
+        """Count one data-bearing packet, and its turn if it makes one."""
+        counts = self.counts
         counts["data_to_devices" if outgoing else "data_from_devices"] += 1
+        if udp:
+            counts["udp_to_devices" if outgoing else "udp_from_devices"] += 1
         if outgoing != self.outgoing:
             counts["turns"] += 1
+            counts["udp_turns"] += udp
             self.outgoing = outgoing
+
+    def _udp(self, packet: bytearray, size: int, outgoing: bool) -> bool:
+        """Count an IPv4 packet if it is UDP (False: it is not); QUIC's ACK-only packets are
+        tallied but not data-bearing (the rule in the module docstring)."""
+        if size < 20 or packet[0] >> 4 != 4 or packet[9] != IPPROTO_UDP:
+            return False
+        ihl = (packet[0] & 0x0F) * 4
+        if (packet[6] & 0x1F) or packet[7]:  # a later fragment: its datagram counted already
+            return True
+        payload = (packet[2] << 8 | packet[3]) - ihl - UDP_HLEN
+        first = packet[ihl + UDP_HLEN] if payload > 0 and size > ihl + UDP_HLEN else 0
+        counts = self.counts
+        if first & QUIC_FIXED_BIT:
+            if first & QUIC_LONG_HEADER:
+                counts["quic_long"] += 1
+            elif QUIC_SHORT_MIN <= payload <= QUIC_ACK_ONLY_MAX:
+                counts["quic_ack_only"] += 1
+                return True
+        self._data(outgoing, udp=True)
         return True
 
 

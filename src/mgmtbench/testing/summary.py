@@ -1,5 +1,6 @@
 """The tables a benchmark run ends with: ratios within small groups, the transport-mode table per
-profile and command count, the concurrency table per profile and session count, and each lab's
+profile and command count, the concurrency table per profile and session count, loss recovery
+(TCP against QUIC) per client and mode across loss rates, and each lab's
 TCP (both ends' congestion control, MTU, and the host's settings unlike the device side's)."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ def write_summary(terminalreporter: Any, config: pytest.Config) -> None:
     _ratios(terminalreporter, session.benchmarks)
     _mode_table(terminalreporter, session.benchmarks)
     _fleet_table(terminalreporter, session.benchmarks)
+    _loss_table(terminalreporter, session.benchmarks)
     _lab_tcp(terminalreporter, session.benchmarks)
 
 
@@ -56,10 +58,12 @@ def _ratios(reporter: Any, benchmarks: list[Any]) -> None:
 
 
 def _grouped(benchmarks: list[Any], kind: str, by: str) -> dict[tuple[str, int], list[Any]]:
-    """Successful benchmarks whose extra_info has ``kind``, grouped by (profile, extra_info[by])."""
+    """Successful benchmarks whose extra_info has ``kind`` and ``by``, grouped by (profile,
+    extra_info[by]) (the loss experiment records a mode but no command count: its own table)."""
     groups: dict[tuple[str, int], list[Any]] = {}
     for bench in benchmarks:
-        if not bench.has_error and bench.stats and kind in bench.extra_info:
+        if not bench.has_error and bench.stats and kind in bench.extra_info \
+                and by in bench.extra_info:
             key = (bench.extra_info["profile"], bench.extra_info[by])
             groups.setdefault(key, []).append(bench)
     return groups
@@ -156,3 +160,39 @@ def _fleet_table(reporter: Any, benchmarks: list[Any]) -> None:
                 f"{extra['client_peak_rss_mib']:.0f}",
                 "-" if emulator is None else f"{emulator:.0f}%")
         console.print(table)
+
+
+def _loss_table(reporter: Any, benchmarks: list[Any]) -> None:
+    """Loss recovery (``benchmarks/test_loss_recovery.py``): one row per client, mode and loss
+    rate; p50, p95, p99 (ms), wire RTTs per round, TCP packets sent again and the link's drops
+    over the timed rounds (``-`` where not counted)."""
+    rows = [b for b in benchmarks if not b.has_error and b.stats
+            and b.extra_info.get("experiment") == "loss-recovery"]
+    if not rows:
+        return
+    from rich.table import Table
+
+    console = _console(reporter, 140)
+    reporter.section("loss recovery (one command a round)")
+    info = rows[0].extra_info
+    table = Table(title=f"{_where(info)} (the lossless profile's lab; each loss rate has its own)",
+                  title_justify="left")
+    for column in ("transport", "client", "mode", "loss %", "rounds", "p50 ms", "p95 ms",
+                   "p99 ms", "wire RTTs", "TCP resent", "link drops"):
+        table.add_column(column, justify="left" if column in ("transport", "client", "mode")
+                         else "right")
+    rows.sort(key=lambda b: (b.extra_info["transport"], b.extra_info["client"],
+                             b.extra_info["mode"], b.extra_info["loss_pct"]))
+    for bench in rows:
+        extra = bench.extra_info
+
+        def shown(key: str, extra: dict[str, Any] = extra) -> str:
+            value = extra.get(key)
+            return "-" if value is None else f"{value:g}"
+
+        table.add_row(extra["transport"], extra["client"], extra["mode"], f"{extra['loss_pct']:g}",
+                      str(extra["loss_rounds"]), f"{extra['p50_ms']:.1f}",
+                      f"{extra['p95_ms']:.1f}", f"{extra['p99_ms']:.1f}",
+                      shown("wire_rtts_per_iteration"), shown("tcp_retransmits"),
+                      shown("link_dropped"))
+    console.print(table)
