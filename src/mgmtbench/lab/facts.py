@@ -54,6 +54,7 @@ class LabDevice:
     mgmt_ip: str = ""  # the address the device reports in its outputs (its own, in a lab)
     netconf_port: int = 830  # the NETCONF subsystem's own port (0: none, use the SSH port)
     gnmi_port: int = 9339  # gNMI's port (0: none)
+    http3_port: int = 0  # the HTTP/3 API's UDP port (0: none)
 
     @property
     def reported_ip(self) -> str:

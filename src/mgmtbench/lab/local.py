@@ -59,7 +59,7 @@ class LocalLab:
         self._emulator = EmulatorThread(self._options).start()
         self.devices = [LabDevice(e.hostname, e.host, e.ssh_port or 0, e.https_port or 0,
                                   e.device.facts.mgmt_ip, e.netconf_port or 0,
-                                  e.gnmi_port or 0)
+                                  e.gnmi_port or 0, e.http3_port or 0)
                         for e in self._emulator.endpoints]
         self._echo = _echo_server()
         self.calibration = calibrate("127.0.0.1", self._echo.getsockname()[1], self._samples)

@@ -29,6 +29,7 @@ class Service(StrEnum):
     HTTPS = "https"  # the HTTPS management API
     NETCONF = "netconf"  # the netconf SSH subsystem (RFC 6242), on the NETCONF port
     GNMI = "gnmi"  # gNMI (gRPC over TLS), on the gNMI port
+    HTTP3 = "http3"  # the HTTPS management API over HTTP/3 (QUIC), on the HTTP/3 port (UDP)
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class Target:
     algorithms: SshAlgorithms = field(default_factory=SshAlgorithms)
     netconf_port: int = 830  # the NETCONF subsystem's port (IOS-XE's 830; 0: the SSH port)
     gnmi_port: int = 9339  # gNMI's port (IANA's 9339, as devices serve it)
+    http3_port: int | None = None  # the HTTP/3 API's UDP port (None: the device serves none)
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,8 @@ class Login:
 
 def make_target(host: str, ssh_port: int, https_port: int, *, platform: str, login: Login,
                 ca_file: Path | None = None, known_hosts: Path | None = None,
-                netconf_port: int = 830, gnmi_port: int = 9339) -> Target:
+                netconf_port: int = 830, gnmi_port: int = 9339,
+                http3_port: int | None = None) -> Target:
     """A target for one device of ``platform`` (its paging command from the platform folder)."""
     from mgmtbench.emulator.device.transcripts import load_platform
 
@@ -96,5 +99,5 @@ def make_target(host: str, ssh_port: int, https_port: int, *, platform: str, log
                   paging_off=style.paging_off, width=style.width_511,
                   enable_mode=style.has_enable, prompt_gap=style.prompt_gap, auth=login.auth,
                   agent_socket=login.agent_socket, algorithms=login.algorithms,
-                netconf_port=netconf_port, gnmi_port=gnmi_port)
+                  netconf_port=netconf_port, gnmi_port=gnmi_port, http3_port=http3_port)
 

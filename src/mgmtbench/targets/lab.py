@@ -17,4 +17,5 @@ def lab_targets(lab: LabLike, login: Login, *, platform: str = "cisco_ios",
     return [make_target(d.address, d.ssh_port, d.https_port, platform=platform, login=login,
                         ca_file=lab.ca_file, known_hosts=lab.known_hosts,
                         netconf_port=getattr(d, "netconf_port", 830),
-                        gnmi_port=getattr(d, "gnmi_port", 9339)) for d in devices]
+                        gnmi_port=getattr(d, "gnmi_port", 9339),
+                        http3_port=getattr(d, "http3_port", 0) or None) for d in devices]

@@ -148,7 +148,7 @@ def emulator_target(emu: EmulatorThread, login: Login, index: int = 0) -> Target
                        platform=endpoint.device.platform.style.name, login=login,
                        ca_file=emu.emulator.tls.ca, known_hosts=emu.emulator.known_hosts,
                        netconf_port=endpoint.netconf_port or endpoint.ssh_port,
-                       gnmi_port=endpoint.gnmi_port or 0)
+                       gnmi_port=endpoint.gnmi_port or 0, http3_port=endpoint.http3_port)
 
 
 @pytest.fixture
