@@ -98,12 +98,12 @@ class AioquicH3Client(Http3Target, AsyncClient):
             if self.mode in _RESUMING:
                 self._ticket = await self._ticket_of(connection)
         except BaseException:
-            connection.close()
+            await connection.aclose()
             raise
         if self.mode in REUSING_MODES:
             self._kept = connection
         else:
-            connection.close()
+            await connection.aclose()
 
     async def run(self, commands: list[str]) -> str:
         """One iteration in the adapter's mode."""
@@ -126,7 +126,7 @@ class AioquicH3Client(Http3Target, AsyncClient):
                 self._ticket = await self._ticket_of(connection)
             return "".join(outputs)
         finally:
-            connection.close()
+            await connection.aclose()
 
     async def _early(self, commands: list[str]) -> str:
         """``0rtt``: the first GET in the ClientHello's flight, the rest after the handshake."""
@@ -144,7 +144,7 @@ class AioquicH3Client(Http3Target, AsyncClient):
             self._ticket = await self._ticket_of(connection)
             return "".join(outputs)
         finally:
-            connection.close()
+            await connection.aclose()
 
     async def _ticket_of(self, connection: Connection) -> SessionTicket:
         """The connection's newest session ticket, waited for if it has not come yet."""
@@ -159,5 +159,5 @@ class AioquicH3Client(Http3Target, AsyncClient):
     async def teardown(self) -> None:
         """Close the kept connection."""
         if self._kept is not None:
-            self._kept.close()
+            await self._kept.aclose()
             self._kept = None

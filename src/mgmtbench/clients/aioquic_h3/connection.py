@@ -204,6 +204,11 @@ class Connection(QuicConnectionProtocol):
         super().close(error_code=error_code, reason_phrase=reason_phrase)
         self._transport.close()
 
+    async def aclose(self) -> None:
+        """:meth:`close`, then let the loop finish the socket's close (one turn)."""
+        self.close()
+        await asyncio.sleep(0)
+
     def _fail(self, failure: ClientError) -> None:
         if self._failure is None:
             self._failure = failure
