@@ -67,8 +67,13 @@ def relay_for(ios_target: Target) -> Iterator[Callable[[float], Target]]:
         return replace(ios_target, http3_port=port)
 
     yield make
-    for relay in relays:
-        loop.call_soon_threadsafe(relay.close)
+
+    async def close() -> None:
+        for relay in relays:
+            relay.close()
+        await asyncio.sleep(0)  # the transports' close completes on the next turn
+
+    asyncio.run_coroutine_threadsafe(close(), loop).result(10)
     loop.call_soon_threadsafe(loop.stop)
     thread.join(10)
     loop.close()

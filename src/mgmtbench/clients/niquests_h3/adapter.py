@@ -127,7 +127,11 @@ class NiquestsH3Client(_Niquests, Client):
             return
         with self._translating():
             self._session = self._new_session()
-            self._keep(self._session.get(exec_path([WARMUP]), timeout=TIMEOUT))
+            try:
+                self._keep(self._session.get(exec_path([WARMUP]), timeout=TIMEOUT))
+            except BaseException:
+                self.teardown()  # a failed setup leaves nothing open
+                raise
 
     def run(self, commands: list[str]) -> str:
         """One iteration in the adapter's mode."""
@@ -169,7 +173,11 @@ class NiquestsH3AsyncClient(_Niquests, AsyncClient):
             return
         async with self._translating():
             self._session = self._new_session()
-            self._keep(await self._session.get(exec_path([WARMUP]), timeout=TIMEOUT))
+            try:
+                self._keep(await self._session.get(exec_path([WARMUP]), timeout=TIMEOUT))
+            except BaseException:
+                await self.teardown()  # a failed setup leaves nothing open
+                raise
 
     async def run(self, commands: list[str]) -> str:
         """One iteration in the adapter's mode."""
