@@ -20,6 +20,7 @@ from mgmtbench.clients.roundtrips import RoundTripCounter
 from mgmtbench.emulator.oracle import expected_output, same_output
 from mgmtbench.errors import AuthenticationFailed, ClientError, ConnectionFailed, UsageError
 from mgmtbench.targets import Target
+from mgmtbench.testing.http3 import http3_evidence
 from tests.clients_support import available, drive_rounds
 from tests.http3_support import Relay
 
@@ -222,3 +223,39 @@ def test_0rtt_fails_when_the_device_refuses_early_data(ios_target: Target) -> No
 
     with pytest.raises(ClientError, match="did not accept early data"):
         asyncio.run(go())
+
+
+@pytest.mark.parametrize(("mode", "early", "resumed"), [("0rtt", 1.0, 1.0),
+                                                        ("fresh-conn", 0.0, 0.0)])
+def test_the_benchmark_reads_what_the_device_saw(mode: str, early: float, resumed: float,
+                                                 ios_target: Target) -> None:
+    """The transport benchmark's hook: the device's counts over HTTPS around the rounds."""
+    cls = available("aioquic-h3")
+    evidence = http3_evidence(ios_target, mode)
+    client = cls(ios_target, mode)
+
+    async def go() -> None:
+        await client.setup()
+        try:
+            evidence.start()
+            for _ in range(2):
+                await client.run(COMMANDS)
+            evidence.stop()
+        finally:
+            await client.teardown()
+
+    asyncio.run(go())
+    assert evidence.per_iteration(2) == {"connections_per_iteration": 1.0,
+                                         "resumed_per_iteration": resumed,
+                                         "early_data_per_iteration": early}
+    assert evidence.problem(2) is None
+
+
+def test_the_benchmark_fails_a_0rtt_without_early_data(ios_target: Target) -> None:
+    evidence = http3_evidence(ios_target, "0rtt")
+    counts = {"connections": 4, "handshakes": 4, "resumed": 4, "early_data_accepted": 3,
+              "early_data_refused": 0, "requests": 20}
+    evidence.before, evidence.after = counts, {**counts, "connections": 6, "resumed": 6,
+                                               "requests": 30}
+    assert evidence.problem(2) == ("0rtt: the device counted 0 early data in 2 timed rounds "
+                                   "(one per round expected)")
