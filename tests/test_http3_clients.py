@@ -230,9 +230,11 @@ def test_0rtt_fails_when_the_device_refuses_early_data(ios_target: Target) -> No
 def test_the_benchmark_reads_what_the_device_saw(mode: str, early: float, resumed: float,
                                                  ios_target: Target) -> None:
     """The transport benchmark's hook: the device's counts over HTTPS around the rounds."""
-    cls = available("aioquic-h3")
+    from mgmtbench.clients.aioquic_h3.adapter import AioquicH3Client
+
+    available("aioquic-h3")
     evidence = http3_evidence(ios_target, mode)
-    client = cls(ios_target, mode)
+    client = AioquicH3Client(ios_target, mode)
 
     async def go() -> None:
         await client.setup()
