@@ -20,8 +20,11 @@ compared with the first round (no oracle), paced and timed out per host; packets
 trips only when the hosts sit behind a running mgmtbench lab's link. ``rtts`` is time divided by the
 measured RTT; wire RTTs count the direction changes themselves. Adapters that can wrap their
 connections (``counts_round_trips``: paramiko, asyncssh, httpx, netmiko) also record the study's
-own count, ``app_rtts_per_iteration``: a read after a write, on the client's TCP streams (rules in
-:mod:`mgmtbench.clients.roundtrips`), over the timed rounds only; others record nothing. The
+own count, ``app_rtts_per_iteration``: a read after a write, on the client's TCP streams, or
+for aioquic-h3 its UDP datagrams (rules in :mod:`mgmtbench.clients.roundtrips`), over the timed
+rounds only; others record nothing. HTTP/3 benchmarks also record what the device counted of
+their connections, resumptions and early data (:mod:`mgmtbench.testing.http3`), and fail when a
+``0rtt`` round was not taken in early data or a ``0rtt-resumption`` round not resumed. The
 client's CPU per command over the timed rounds (``client_cpu_ms_per_command``: this process and
 the client processes it starts, the lab's and the tap's set apart, :mod:`mgmtbench.testing.clientcpu`)
 is recorded wherever the devices run outside this process.
@@ -44,6 +47,7 @@ from mgmtbench.lab import LinkCounters
 from mgmtbench.testing import Driver, record, timing_info
 from mgmtbench.testing.clientcpu import client_cpu_seconds
 from mgmtbench.testing.gnmi import gnmi_output_check, gnmi_unsupported
+from mgmtbench.testing.http3 import http3_evidence
 from mgmtbench.testing.netconf import netconf_output_check, netconf_unsupported
 from mgmtbench.testing.restconf import restconf_output_check, restconf_unsupported
 from mgmtbench.testing.sites import Site
@@ -61,6 +65,9 @@ SLOW_ROUND, SLOW_ROUNDS = 1.0, 2
 _MODELLED = {Transport.NETCONF: (netconf_unsupported, netconf_output_check),
              Transport.RESTCONF: (restconf_unsupported, restconf_output_check),
              Transport.GNMI: (gnmi_unsupported, gnmi_output_check)}
+#: The transports whose device counts what a mode claims (resumptions, early data): read
+#: around the timed rounds, recorded, and a claim the counts deny fails the benchmark.
+_DEVICE_EVIDENCE = {Transport.HTTP3: http3_evidence}
 
 
 def round_count(one_round: float) -> int:
@@ -122,6 +129,10 @@ def test_transport_mode(benchmark: BenchmarkFixture, site_for: Callable[[str], S
             rounds = round_count(time.perf_counter() - start)
             sessions = counter.connections - opened if counter else commands
         benchmark.group = f"{profile}, {commands} commands"
+        evidence = (_DEVICE_EVIDENCE[cls.transport](target, mode)
+                    if cls.transport in _DEVICE_EVIDENCE else None)
+        if evidence is not None:  # untimed, and outside the tap's capture and link counters
+            evidence.start()
         # The tap's process starts and stops outside the timed rounds; it also probes the link's
         # RTT meanwhile (ICMP, taken out of the packet counts below).
         with site.wire_tap(probe=True) as tap, site.rounds(sessions) as before_round:
@@ -135,6 +146,8 @@ def test_transport_mode(benchmark: BenchmarkFixture, site_for: Callable[[str], S
                 client_cpu_seconds(apart) - cpu_before)
             after = site.counters()
             app_trips = counter.trips - trips_before if counter else None
+        if evidence is not None:
+            evidence.stop()
     finally:
         driver.teardown()
     wire = tap.result()
@@ -144,6 +157,9 @@ def test_transport_mode(benchmark: BenchmarkFixture, site_for: Callable[[str], S
                                 wire.probe_rx_bytes)
     problem = check(outputs)
     assert problem is None, problem
+    if evidence is not None:
+        problem = evidence.problem(rounds)
+        assert problem is None, problem
 
     data = list(benchmark.stats.stats.data) if benchmark.stats else []
     record(benchmark, "transport", lab=None, library=cls, **site.record_info(),
@@ -160,4 +176,5 @@ def test_transport_mode(benchmark: BenchmarkFixture, site_for: Callable[[str], S
               {"app_rtts_per_iteration": round(app_trips / rounds, 1)}),
            **({} if cpu is None else
               {"client_cpu_ms_per_command": round(1000 * cpu / (rounds * commands), 3)}),
-           **(site.under_load(wire.link_rtt()) if wire else {}))
+           **(site.under_load(wire.link_rtt()) if wire else {}),
+           **({} if evidence is None else evidence.per_iteration(rounds)))

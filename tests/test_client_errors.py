@@ -160,7 +160,7 @@ def test_closed_port_is_connection_failed(name: str, ios_target: Target) -> None
     cls = available(name)
     port = closed_port()
     nowhere = replace(ios_target, ssh_port=port, https_port=port, netconf_port=port,
-                      gnmi_port=port)
+                      gnmi_port=port, http3_port=port)
     with pytest.raises(ConnectionFailed):
         drive(cls(nowhere, cls.modes[0]), ["show clock"])
 

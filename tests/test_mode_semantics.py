@@ -23,6 +23,8 @@ from mgmtbench.clients import AsyncClient, Client, Transport, adapter, pairs
 from mgmtbench.clients.base import (
     GNMI_MODES,
     GNMI_STUDY_MODES,
+    HTTP3_MODES,
+    HTTP3_STUDY_MODES,
     HTTPS_MODES,
     KEPT_SHELL,
     KEPT_VARIANTS,
@@ -51,6 +53,7 @@ HTTPS_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.HTT
 NETCONF_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.NETCONF]
 RESTCONF_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.RESTCONF]
 GNMI_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.GNMI]
+HTTP3_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.HTTP3]
 
 #: Per iteration with N commands: (TCP connections, exec requests, PTY shells).
 SSH_PER_ITERATION = {
@@ -108,6 +111,17 @@ GNMI_PER_ITERATION = {
     "batch-get": (0, 1, 0, 0),  # ours: one Get of every path on the kept channel
 }
 
+#: Per iteration with N commands (the study's, clibench v0.7.0, then ours), as the device's
+#: HTTP/3 server counts them: (QUIC connections, of them resumed, requests taken in 0-RTT early
+#: data, requests).
+HTTP3_PER_ITERATION = {
+    "fresh-conn": (1, 0, 0, N),  # ONE new connection per iteration (HTTPS conn-per-iteration)
+    "keep-alive": (0, 0, 0, N),
+    "batch-post": (0, 0, 0, 1),  # one POST on the kept connection
+    "0rtt-resumption": (1, 1, 0, N),  # resumed, but nothing sent before the handshake
+    "0rtt": (1, 1, 1, N),  # ours: the first GET in early data
+}
+
 
 def test_every_mode_has_an_expectation() -> None:
     assert set(SSH_PER_ITERATION) == set(SSH_MODES)
@@ -115,9 +129,11 @@ def test_every_mode_has_an_expectation() -> None:
     assert set(NETCONF_PER_ITERATION) == set(NETCONF_MODES)
     assert set(RESTCONF_CONNECTIONS_PER_ITERATION) == set(RESTCONF_MODES)
     assert set(GNMI_PER_ITERATION) == set(GNMI_MODES)
+    assert set(HTTP3_PER_ITERATION) == set(HTTP3_MODES)
     assert (set(SSH_MODES) | set(HTTPS_MODES) | set(NETCONF_MODES) | set(RESTCONF_MODES)
-            | set(GNMI_MODES)) >= STUDY_MODES
+            | set(GNMI_MODES) | set(HTTP3_MODES)) >= STUDY_MODES
     assert set(GNMI_MODES) & STUDY_MODES == set(GNMI_STUDY_MODES)
+    assert set(HTTP3_MODES) & STUDY_MODES == set(HTTP3_STUDY_MODES)
     assert not STUDY_MODES & KEPT_VARIANTS
 
 
@@ -431,3 +447,25 @@ def test_a_lost_kept_connection_fails_the_round(name: str, mode: str, ios_target
         iterations(client, https_proxy.cut, lambda: None)
     if mode != "h2-multiplex" and not name.endswith("-h2"):
         assert "new connection, not the one kept from setup" in str(failed.value)
+
+
+@pytest.mark.parametrize(("name", "mode"), HTTP3_PAIRS, ids=[f"{c}-{m}" for c, m in HTTP3_PAIRS])
+def test_http3_mode_opens_what_its_name_says(name: str, mode: str, ios_target: Target,
+                                             emulator_for: Callable[[str], EmulatorThread]
+                                             ) -> None:
+    cls = adapter(name)
+    if hint := cls.missing():
+        pytest.fail(hint)
+    counts = emulator_for("cisco_ios").endpoints[0].device.http3_counts
+    seen: list[dict[str, int]] = []
+
+    def snapshot() -> None:
+        seen.append(counts.as_dict())
+
+    outputs = iterations(cls(ios_target, mode), snapshot, snapshot)
+    assert [stable(o) for o in outputs] == [stable(expected())] * ROUNDS
+    start, end = seen
+    per_iteration = tuple((end[f] - start[f]) / ROUNDS
+                          for f in ("connections", "resumed", "early_data_accepted", "requests"))
+    assert per_iteration == HTTP3_PER_ITERATION[mode]
+    assert end["early_data_refused"] == start["early_data_refused"]

@@ -50,6 +50,8 @@ __all__ = [
     "ALGORITHM_FIELDS",
     "GNMI_MODES",
     "GNMI_STUDY_MODES",
+    "HTTP3_MODES",
+    "HTTP3_STUDY_MODES",
     "HTTPS_MODES",
     "KEPT_SHELL",
     "KEPT_VARIANTS",
@@ -82,6 +84,7 @@ class Transport(StrEnum):
     NETCONF = "netconf"
     RESTCONF = "restconf"
     GNMI = "gnmi"
+    HTTP3 = "http3"
 
 
 # Mode names as they appear in test ids and in the JSON results. The names the published study
@@ -109,15 +112,26 @@ RESTCONF_MODES = ("fresh-conn", "keep-alive", "batch-patch", "json-vs-xml", "h2-
 #: channel.
 GNMI_STUDY_MODES = ("fresh-conn", "reuse-stream", "batch-set", "subscribe-once")
 GNMI_MODES = (*GNMI_STUDY_MODES, "fresh-get-per-cmd", "batch-get")
+#: HTTP/3's modes. The study's four (clibench v0.7.0, ``internal/bench/http3.go``): a new QUIC
+#: connection per ITERATION, its commands' GETs one after another on it (unlike HTTPS
+#: ``fresh-conn``, a connection per command: this is HTTPS ``conn-per-iteration``); one GET per
+#: command on a connection kept from ``setup``; one ``POST /admin/config`` of every command on a
+#: kept connection; a new connection per iteration resuming the session ticket of the connection
+#: before it (the first from an untimed warm-up), its GETs sent after the handshake: a 1-RTT
+#: resumption, no early data, whatever its name says. Ours: ``0rtt``, a new connection per
+#: iteration resuming the previous connection's (single-use) ticket with the first GET sent as
+#: 0-RTT early data, the rest after the handshake; the device must accept the early data.
+HTTP3_STUDY_MODES = ("fresh-conn", "keep-alive", "batch-post", "0rtt-resumption")
+HTTP3_MODES = (*HTTP3_STUDY_MODES, "0rtt")
 #: What a NETCONF RPC, a RESTCONF request or a gNMI path carries: the study's CLI envelope, or
 #: modelled (YANG) data (:mod:`mgmtbench.clients.netconf.rpcs`,
 #: :mod:`mgmtbench.clients.restconf.requests`, :mod:`mgmtbench.clients.gnmi.requests`). Other
 #: transports carry CLI text only.
 PAYLOADS = ("cli", "yang")
-#: The study's mode names (SSH, HTTPS, NETCONF, RESTCONF and gNMI).
+#: The study's mode names (SSH, HTTPS, NETCONF, RESTCONF, gNMI and HTTP/3).
 STUDY_MODES = frozenset({"fresh-conn", "reuse-conn", "batch-exec", "pty-fresh", "pty-reuse",
                          "keep-alive", "batch-post", "multi-cmd", *NETCONF_MODES,
-                         "batch-patch", "json-vs-xml", *GNMI_STUDY_MODES})
+                         "batch-patch", "json-vs-xml", *GNMI_STUDY_MODES, *HTTP3_STUDY_MODES})
 #: Our variants that keep what a study name meant here before (issue 12): a shell kept across
 #: iterations, and an HTTPS connection made per iteration. Benchmarked with ``--modes all``.
 KEPT_VARIANTS = frozenset({"pty-kept", "conn-per-iteration", "batch-post-fresh",
@@ -166,10 +180,12 @@ class _Common:
 
     @classmethod
     def service(cls, mode: str) -> Service:
-        """What ``mode`` asks of the device: HTTPS (RESTCONF too), NETCONF, an SSH shell (the PTY modes) or
-        SSH exec."""
+        """What ``mode`` asks of the device: HTTPS (RESTCONF too), HTTP/3, NETCONF, gNMI, an SSH shell
+        (the PTY modes) or SSH exec."""
         if cls.transport in (Transport.HTTPS, Transport.RESTCONF):
             return Service.HTTPS
+        if cls.transport is Transport.HTTP3:
+            return Service.HTTP3
         if cls.transport is Transport.NETCONF:
             return Service.NETCONF
         if cls.transport is Transport.GNMI:

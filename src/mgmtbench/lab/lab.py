@@ -382,6 +382,8 @@ class Lab:
             [sys.executable, "-m", "mgmtbench.lab.echo", self.echo_address, str(ECHO_PORT)],
             "ready"))
         self.runtime.start(context)
+        # HTTP/3 on the HTTPS port's number (UDP), as the emulator serves it by default; a
+        # runtime that serves no HTTP/3 says so (DeviceRuntime.unsupported).
         self.devices = [LabDevice(d.hostname, d.address, SSH_PORT, HTTPS_PORT,
                                   netconf_port=NETCONF_PORT, gnmi_port=GNMI_PORT,
                                   http3_port=HTTP3_PORT)

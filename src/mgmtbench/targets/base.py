@@ -29,6 +29,7 @@ class Service(StrEnum):
     HTTPS = "https"  # the HTTPS management API
     NETCONF = "netconf"  # the netconf SSH subsystem (RFC 6242), on the NETCONF port
     GNMI = "gnmi"  # gNMI (gRPC over TLS), on the gNMI port
+    HTTP3 = "http3"  # the HTTPS management API over HTTP/3 (QUIC), on the HTTP/3 port (UDP)
 
 
 @dataclass(frozen=True)

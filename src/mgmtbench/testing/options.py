@@ -330,6 +330,7 @@ def modes(config: pytest.Config) -> frozenset[str]:
     """The mode names ``--modes`` selects (``study``, ``all`` or names), each checked."""
     from mgmtbench.clients.base import (
         GNMI_MODES,
+        HTTP3_MODES,
         HTTPS_MODES,
         KEPT_VARIANTS,
         NETCONF_MODES,
@@ -338,7 +339,7 @@ def modes(config: pytest.Config) -> frozenset[str]:
     )
 
     every = (frozenset(SSH_MODES) | frozenset(HTTPS_MODES) | frozenset(NETCONF_MODES)
-             | frozenset(RESTCONF_MODES) | frozenset(GNMI_MODES))
+             | frozenset(RESTCONF_MODES) | frozenset(GNMI_MODES) | frozenset(HTTP3_MODES))
     wanted = split(config.getoption("--modes"))
     if wanted == ["all"]:
         return every
@@ -347,7 +348,7 @@ def modes(config: pytest.Config) -> frozenset[str]:
     unknown = set(wanted) - every
     if unknown or not wanted:
         known = ", ".join(dict.fromkeys((*SSH_MODES, *HTTPS_MODES, *NETCONF_MODES,
-                                         *RESTCONF_MODES, *GNMI_MODES)))
+                                         *RESTCONF_MODES, *GNMI_MODES, *HTTP3_MODES)))
         raise pytest.UsageError(f"--modes: unknown modes {sorted(unknown)}: choose study, all "
                                 f"or names from {known}")
     return frozenset(wanted)

@@ -33,6 +33,10 @@ from mgmtbench.targets.safety import Pacer, deadline, refusal
 from mgmtbench.targets.stable import compare_rounds
 from mgmtbench.testing.recording import lab_facts
 
+#: The services whose certificate a client verifies against the host's CA file, as a message
+#: names them.
+_VERIFIED = {Service.HTTPS: "HTTPS", Service.HTTP3: "HTTP/3", Service.GNMI: "gNMI"}
+
 #: Checks a benchmark's outputs, one per round: None when right, else why not (a message).
 OutputCheck = Callable[[Sequence[str]], "str | None"]
 BeforeRound = Callable[[], None]
@@ -218,11 +222,11 @@ class InventorySite:
         return self._reports[host.name]
 
     def unsupported(self, service: Service) -> str | None:
-        """HTTPS and gNMI need the host's CA file (its certificate is verified)."""
-        if service in (Service.HTTPS, Service.GNMI):
+        """HTTPS, HTTP/3 and gNMI need the host's CA file (its certificate is verified)."""
+        if service in _VERIFIED:
             missing = [h.name for h in self.hosts if h.target.ca_file is None]
             if missing:
-                what = "HTTPS" if service is Service.HTTPS else "gNMI"
+                what = _VERIFIED[service]
                 return (f"inventory host {missing[0]} has no ca_file to verify its "
                         f"{what} certificate: set ca_file in the inventory or MGMTBENCH_CA_FILE")
         return None

@@ -131,10 +131,13 @@ class SshdRuntime(DeviceRuntime):
 
     @classmethod
     def unsupported(cls, service: Service) -> str | None:
-        """HTTPS, NETCONF, gNMI and the SSH shell are not served (see the module docstring)."""
+        """HTTPS, HTTP/3, NETCONF, gNMI and the SSH shell are not served (see the module docstring)."""
         if service is Service.HTTPS:
             return ("device runtime sshd serves SSH only (OpenSSH has no HTTPS API): HTTPS modes "
                     "run on the netns or docker runtime")
+        if service is Service.HTTP3:
+            return ("device runtime sshd serves SSH only (OpenSSH has no HTTP/3 API): HTTP/3 "
+                    "modes run on the netns or docker runtime")
         if service is Service.NETCONF:
             return ("device runtime sshd serves SSH only (OpenSSH has no NETCONF server): "
                     "NETCONF modes run on the netns or docker runtime")

@@ -1,0 +1,7 @@
+"""aioquic's HTTP/3 client over the device's API (``aioquic-h3``, asyncio). Importing this
+package does not import aioquic."""
+
+from mgmtbench.clients.registry import ClientSpec
+
+CLIENTS = [ClientSpec(name="aioquic-h3", order=97,
+                      adapter="mgmtbench.clients.aioquic_h3.adapter:AioquicH3Client")]
