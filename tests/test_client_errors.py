@@ -56,7 +56,8 @@ def test_clients_keep_their_order() -> None:
     assert CLIENTS == ["paramiko", "ssh2", "pssh-ssh2", "pssh-ssh", "asyncssh", "openssh", "httpx",
                        "httpx-async", "netmiko", "scrapli-bin", "scrapli-ssh2", "ncclient",
                        "scrapli-netconf", "asyncssh-netconf", "httpx-restconf", "httpx-restconf-h2",
-                       "httpx-restconf-async", "pygnmi", "grpc-gnmi"]
+                       "httpx-restconf-async", "pygnmi", "grpc-gnmi", "aioquic-h3", "niquests-h3",
+                       "niquests-h3-async"]
     assert list(FLEET_RUNNERS) == ["paramiko", "pssh-ssh2", "pssh-ssh", "asyncssh", "openssh",
                                    "httpx-async", "netmiko", "scrapli-bin", "scrapli-ssh2"]
     assert next(c for c, _ in pairs()) == "paramiko"

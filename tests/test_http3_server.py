@@ -473,3 +473,20 @@ def test_serve_flags_choose_the_http3_port() -> None:
 def test_overlapping_http3_ports_are_one_clear_line() -> None:
     with pytest.raises(UsageError, match="overlap"):
         EmulatorThread(options(devices=2, https_port=18443, http3_port=18444))
+
+
+def test_address_tokens_are_bound_fresh_and_single_use() -> None:
+    """A token validates the IP it was issued to, within its lifetime, once; two issued in the
+    same second differ (each connection's token is its own); a changed byte fails."""
+    from mgmtbench.emulator.http3.tokens import AddressTokens
+
+    tokens = AddressTokens(lifetime=60)
+    first, second = tokens.issue("198.18.0.9", now=1000), tokens.issue("198.18.0.9", now=1000)
+    assert first != second
+    assert not tokens.redeem(first, "198.18.0.10", now=1001)  # another address
+    assert not tokens.redeem(first, "198.18.0.9", now=1061)  # expired
+    assert not tokens.redeem(first[:-1] + bytes([first[-1] ^ 1]), "198.18.0.9", now=1001)
+    assert tokens.redeem(first, "198.18.0.9", now=1001)
+    assert not tokens.redeem(first, "198.18.0.9", now=1002)  # used
+    assert tokens.redeem(second, "198.18.0.9", now=1002)
+    assert not AddressTokens().redeem(second, "198.18.0.9", now=1002)  # another device's key

@@ -5,10 +5,11 @@ A client can say it resumed and sent early data; the device counts what it took
 (:class:`~mgmtbench.emulator.device.http3.Http3Counts`, served at ``/mgmtbench/http3``). The
 transport benchmark reads them over HTTPS (verified with the CA, untimed, outside the wire tap's
 capture) before and after its timed rounds and records, per iteration:
-``connections_per_iteration``, ``resumed_per_iteration`` and ``early_data_per_iteration``
-(requests the device answered from 0-RTT data). A round of ``0rtt`` that the device did not
-take in early data, or of ``0rtt-resumption`` that it did not resume, fails the benchmark: the
-figure would time something else under that name.
+``connections_per_iteration``, ``resumed_per_iteration``, ``early_data_per_iteration``
+(requests the device answered from 0-RTT data) and ``address_validated_per_iteration``
+(connections whose address an earlier NEW_TOKEN token validated at once). A round of ``0rtt``
+that the device did not take in early data, or of ``0rtt-resumption`` that it did not resume,
+fails the benchmark: the figure would time something else under that name.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ class DeviceEvidence:
         grown = {name: self.after[name] - self.before[name] for name in self.before}
         return {"connections_per_iteration": round(grown["connections"] / rounds, 2),
                 "resumed_per_iteration": round(grown["resumed"] / rounds, 2),
-                "early_data_per_iteration": round(grown["early_data_accepted"] / rounds, 2)}
+                "early_data_per_iteration": round(grown["early_data_accepted"] / rounds, 2),
+                "address_validated_per_iteration": round(grown["address_validated"] / rounds, 2)}
 
     def problem(self, rounds: int) -> str | None:
         """Why the mode's claim does not hold (None: it does): every ``0rtt`` round needs a

@@ -17,7 +17,12 @@ The modes (:data:`~mgmtbench.clients.base.HTTP3_MODES`) are described in
 - ``0rtt``: the same, but the connection is dialled without sending, the first GET is queued and
   leaves with the ClientHello as 0-RTT data; the handshake must say ``early_data_accepted``, else
   :class:`ClientError`; the rest wait for the handshake. An iteration ends with a ticket in hand
-  for the next one (waited for if it has not come: the device takes each ticket once).
+  for the next one (waited for if it has not come: the device takes each ticket once), and the
+  address token the device sent with it (NEW_TOKEN, RFC 9000 section 8.1.3), which the next
+  Initial carries, as quic-go's client with a token store and browsers do: without it a device
+  may send only three times what the client's first datagram held before the handshake
+  validates its address, and an early answer over ~2 kB (``show version``) would wait a round
+  trip for it. ``0rtt-resumption`` is the study's client, which keeps no tokens.
 
 TLS: verified against ``target.ca_file`` with ``server_name = target.host`` (QUIC is TLS 1.3).
 Requests carry HTTP Basic auth and the HTTPS API's user agent; 401 is
@@ -65,18 +70,21 @@ class AioquicH3Client(Http3Target, AsyncClient):
                          *((k.lower().encode(), v.encode()) for k, v in HEADERS.items())]
         self._kept: Connection | None = None
         self._ticket: SessionTicket | None = None
+        self._token = b""  # 0rtt: the address token for the next connection
 
-    def _configuration(self, ticket: SessionTicket | None) -> QuicConfiguration:
+    def _configuration(self, ticket: SessionTicket | None, token: bytes) -> QuicConfiguration:
         configuration = QuicConfiguration(alpn_protocols=list(H3_ALPN), is_client=True,
                                           server_name=self.target.host,
-                                          verify_mode=ssl.CERT_REQUIRED, session_ticket=ticket)
+                                          verify_mode=ssl.CERT_REQUIRED, session_ticket=ticket,
+                                          token=token)
         configuration.load_verify_locations(cafile=str(self.target.ca_file))
         return configuration
 
-    async def _dial(self, ticket: SessionTicket | None = None,
+    async def _dial(self, ticket: SessionTicket | None = None, token: bytes = b"",
                     transmit: bool = True) -> Connection:
         assert self.target.http3_port is not None  # Http3Target.check
-        return await dial(self.target.host, self.target.http3_port, self._configuration(ticket),
+        return await dial(self.target.host, self.target.http3_port,
+                          self._configuration(ticket, token),
                           self.name, self._authority, self._headers,
                           None if self.round_trips is None else self.round_trips.connection(),
                           transmit=transmit)
@@ -97,6 +105,7 @@ class AioquicH3Client(Http3Target, AsyncClient):
             await self._get(connection, WARMUP)
             if self.mode in _RESUMING:
                 self._ticket = await self._ticket_of(connection)
+                self._token = connection.token if self.mode == "0rtt" else b""
         except BaseException:
             await connection.aclose()
             raise
@@ -130,7 +139,7 @@ class AioquicH3Client(Http3Target, AsyncClient):
 
     async def _early(self, commands: list[str]) -> str:
         """``0rtt``: the first GET in the ClientHello's flight, the rest after the handshake."""
-        connection = await self._dial(self._ticket, transmit=False)
+        connection = await self._dial(self._ticket, self._token, transmit=False)
         try:
             path = exec_path(commands[:1])
             first = connection.send("GET", path)
@@ -142,6 +151,7 @@ class AioquicH3Client(Http3Target, AsyncClient):
             outputs = [checked_body(self.name, "GET", path, answer.status, answer.body.decode())]
             outputs += [await self._get(connection, c) for c in commands[1:]]
             self._ticket = await self._ticket_of(connection)
+            self._token = connection.token  # sent with the ticket, after the handshake
             return "".join(outputs)
         finally:
             await connection.aclose()

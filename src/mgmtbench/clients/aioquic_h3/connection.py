@@ -83,7 +83,8 @@ class Connection(QuicConnectionProtocol):
 
     ``handshake``: the TLS handshake's end (aioquic's event: ``session_resumed``,
     ``early_data_accepted``); ``ticket``: the newest session ticket the device sent, and
-    ``ticket_came`` once there is one. A failure of the connection (closed by the device, ICMP
+    ``ticket_came`` once there is one; ``token``: the newest address token (NEW_TOKEN) the device
+    sent, empty if none. A failure of the connection (closed by the device, ICMP
     unreachable, closed locally) fails every waiting request and the handshake with
     :class:`ConnectionFailed`.
     """
@@ -93,9 +94,11 @@ class Connection(QuicConnectionProtocol):
         self.client, self.authority, self.headers = client, authority, headers
         self.ticket: SessionTicket | None = None
         self.ticket_came = asyncio.Event()
+        self.token = b""
         self._turns = turns
         super().__init__(QuicConnection(configuration=configuration,
-                                        session_ticket_handler=self._ticket_received))
+                                        session_ticket_handler=self._ticket_received,
+                                        token_handler=self._token_received))
         self.handshake: asyncio.Future[HandshakeCompleted] = self._loop.create_future()
         self._h3 = H3Connection(self._quic)
         self._answers: dict[int, Response] = {}
@@ -131,6 +134,9 @@ class Connection(QuicConnectionProtocol):
     def _ticket_received(self, ticket: SessionTicket) -> None:
         self.ticket = ticket
         self.ticket_came.set()
+
+    def _token_received(self, token: bytes) -> None:
+        self.token = token
 
     def quic_event_received(self, event: QuicEvent) -> None:
         """The handshake's end, the connection's end, and the HTTP/3 answers."""

@@ -8,8 +8,9 @@ more. Tokens are RFC 9000's answer, and what quic-go's servers do: after each ha
 device sends a NEW_TOKEN frame; a client that presents that token in its next Initial, from the
 same IP address, is validated at once, and the whole early answer leaves with the handshake.
 
-A token is ``v1 || issued (8 bytes, seconds) || HMAC-SHA256(device key, client IP || issued)``
-truncated to 16 bytes: the device keeps no per-token state to check one. It is accepted
+A token is ``v1 || issued (8 bytes, seconds) || nonce (8 random bytes) || HMAC-SHA256(device key,
+client IP || issued || nonce)`` truncated to 16 bytes: the device keeps no per-token state to
+check one, and two tokens issued in one second differ. It is accepted
 :data:`LIFETIME` seconds, from the IP it was issued to (any port: a new connection has a new
 one), ONCE: a replayed token would let whoever recorded it aim the device's answers at that
 address (RFC 9000 section 8.1.4 asks servers to prevent or limit replay), so used tokens are
@@ -36,7 +37,8 @@ LIFETIME = 3600.0
 REMEMBERED = 100_000
 _VERSION = b"\x01"
 _MAC_BYTES = 16
-_SIZE = len(_VERSION) + 8 + _MAC_BYTES
+_NONCE_BYTES = 8
+_SIZE = len(_VERSION) + 8 + _NONCE_BYTES + _MAC_BYTES
 
 
 class AddressTokens:
@@ -51,17 +53,18 @@ class AddressTokens:
     def issue(self, host: str, now: float | None = None) -> bytes:
         """A new token for a client at ``host``."""
         issued = struct.pack("!Q", int(time.time() if now is None else now))
-        return _VERSION + issued + self._mac(host, issued)
+        signed = issued + os.urandom(_NONCE_BYTES)
+        return _VERSION + signed + self._mac(host, signed)
 
     def redeem(self, token: bytes, host: str, now: float | None = None) -> bool:
         """True, once, for a token this device issued to ``host`` less than its lifetime ago."""
         if len(token) != _SIZE or not token.startswith(_VERSION):
             return False
-        issued = token[1:9]
-        if not hmac.compare_digest(token[9:], self._mac(host, issued)):
+        signed = token[1:-_MAC_BYTES]
+        if not hmac.compare_digest(token[-_MAC_BYTES:], self._mac(host, signed)):
             return False
         clock = time.time() if now is None else now
-        age = clock - struct.unpack("!Q", issued)[0]
+        age = clock - struct.unpack("!Q", signed[:8])[0]
         if not 0 <= age <= self._lifetime:
             return False
         self._forget_expired(clock)
@@ -72,8 +75,8 @@ class AddressTokens:
             self._used.popitem(last=False)
         return True
 
-    def _mac(self, host: str, issued: bytes) -> bytes:
-        return hmac.new(self._key, host.encode() + issued, hashlib.sha256).digest()[:_MAC_BYTES]
+    def _mac(self, host: str, signed: bytes) -> bytes:
+        return hmac.new(self._key, host.encode() + signed, hashlib.sha256).digest()[:_MAC_BYTES]
 
     def _forget_expired(self, now: float) -> None:
         while self._used:
