@@ -20,6 +20,7 @@ from mgmtbench.results.compare import speedups
 from mgmtbench.results.published import Published, study_table
 from mgmtbench.results.sections.base import ReportContext, Section, markdown_table
 from mgmtbench.results.study_gnmi import GNMI
+from mgmtbench.results.study_http3 import HTTP3
 from mgmtbench.results.study_netconf import NETCONF
 from mgmtbench.results.study_restconf import RESTCONF
 from mgmtbench.results.tcp import describe
@@ -29,8 +30,9 @@ KEYS = tuple(COMPARED_BY)
 WIRE = "wire_rtts_per_iteration"
 APP = "app_rtts_per_iteration"  # the study's own count: a read after a write, where recorded
 COUNTED = (WIRE, APP)
-#: The model-driven transports shown beside the study's published figures, in this order.
-MODEL_DRIVEN = (NETCONF, RESTCONF, GNMI)
+#: The transports shown beside the study's published figures (the model-driven ones and
+#: HTTP/3), in this order.
+MODEL_DRIVEN = (NETCONF, RESTCONF, GNMI, HTTP3)
 COLUMNS = ["client", "mode", "mean_ms", "p95_ms", "rtts", WIRE, APP, "packets_per_iteration",
            "speedup"]
 
