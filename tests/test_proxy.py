@@ -27,13 +27,13 @@ from mgmtbench.clients.roundtrips import RoundTripCounter
 from mgmtbench.emulator import EmulatorThread, oracle
 from mgmtbench.emulator.oracle import expected_output
 from mgmtbench.emulator.server import DeviceEndpoint
-from mgmtbench.errors import ClientError
+from mgmtbench.errors import ClientError, UsageError
 from mgmtbench.proxy.app import ProxyPolicy
 from mgmtbench.proxy.h3client import H3ProxyClient
 from mgmtbench.proxy.headend import Headend, HeadendOptions
 from mgmtbench.proxy.inventory import Inventory, ProxyDevice
 from mgmtbench.proxy.pool import PoolSettings
-from mgmtbench.proxy.server import ProxyOptions, ProxyThread
+from mgmtbench.proxy.server import EdgeProxy, ProxyOptions, ProxyThread
 from mgmtbench.targets import Auth, Login, make_target
 from mgmtbench.testing import Driver
 from mgmtbench.testing.credentials import PASSWORD as SECRET_PASSWORD
@@ -370,6 +370,25 @@ def test_https_and_http3_on_one_port_and_no_http3(
             driver.setup()
     finally:
         driver.teardown()
+
+
+async def serve_and_stop(proxy: EdgeProxy) -> None:
+    await proxy.start()
+    await proxy.stop()
+
+
+def test_a_udp_port_in_use_is_one_sentence(login: Login, tmp_path: Path) -> None:
+    taken = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    taken.bind(("127.0.0.1", 0))
+    port = taken.getsockname()[1]
+    options = ProxyOptions(inventory=Inventory([ProxyDevice("R1", "127.0.0.1", 22, "cisco_ios")]),
+                           device_login=login, port=port, state_dir=tmp_path)
+    try:
+        with pytest.raises(UsageError, match=f"^UDP port {port} on 127.0.0.1 is already in use: "):
+            asyncio.run(EdgeProxy(options).start())
+        asyncio.run(serve_and_stop(EdgeProxy(replace(options, http3=False))))  # --no-http3
+    finally:
+        taken.close()
 
 
 def test_the_command_refuses_mistakes_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
