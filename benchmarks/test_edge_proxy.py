@@ -9,7 +9,9 @@ the device. One benchmark, parametrised over cases (``[proxy-httpx-keep-alive-re
   :mod:`mgmtbench.proxy.clients` (``--proxy-clients``): ``fresh-ssh`` (a new HTTPS connection per
   iteration, a new SSH connection from the proxy), ``pooled-ssh`` (a new HTTPS connection, pooled
   SSH), ``keep-alive`` (a warm HTTPS connection, pooled SSH); one ``POST /admin/config`` of the
-  N commands per iteration;
+  N commands per iteration; and its h3 modes over QUIC to the proxy's HTTP/3 (``aioquic-h3``,
+  :mod:`mgmtbench.proxy.h3client`): ``h3-fresh-ssh``, ``h3-pooled-ssh`` (a new QUIC connection
+  per iteration) and ``h3-keep-alive`` (one kept);
 - ``direct``: the device adapters straight to the device over both links (the proxy's namespace
   routes): SSH ``pty-fresh`` (asyncssh, paramiko) and HTTPS ``batch-post`` (httpx);
 - ``tunnel``: an unmodified SSH client (asyncssh, paramiko, OpenSSH ``ssh``) through the head-end
@@ -21,14 +23,16 @@ the device. One benchmark, parametrised over cases (``[proxy-httpx-keep-alive-re
   They have no batch: they type a line, wait for its echo and the prompt, then type the next, so
   the head-end never holds more than one line to send (a configuration session is the exception:
   the head-end sends it as one POST at ``end``, but show commands are not configuration).
+  ``ssh-http3-ssh`` and ``ssh-http3-ssh-batch``: the same through a second head-end that talks
+  HTTP/3 to the proxy (one QUIC connection kept, ``mgmtbench headend --proxy-http3``).
 
 Setup (connections made outside the timed part for the reusing modes, the proxy's pool warmed)
 is never timed. Every round's answer is checked against the device's transcripts. Recorded: each
 link's configured and measured RTT (``wan_*``, ``campus_*``, ``access_*``), time in RTTs of the
 whole path (``rtts``) and of the WAN (``wan_rtts``), what crossed the first link per iteration
 (packets, wire round trips: ``tapped_link`` says which link), the study's application round
-trips where the client counts them, and from the proxy: requests and new SSH connections per
-iteration, the time a request spent inside it and its CPU per request.
+trips where the client counts them, and from the proxy: requests, new SSH connections and new
+QUIC connections per iteration, the time a request spent inside it and its CPU per request.
 
 ``test_edge_proxy_concurrency``: ``--proxy-concurrency`` devices (100) behind one proxy, a
 client session to each at once, 5 commands: through the proxy in each proxy mode (``httpx-async``)
@@ -74,9 +78,12 @@ TARGET_SECONDS = float(os.environ.get("MGMTBENCH_ROUND_SECONDS", "1.5"))
 MIN_ROUNDS, MAX_ROUNDS = 3, 20
 #: The tunnel's modes, and the adapter mode each one is (the study's head-end benchmark makes a
 #: new SSH connection per iteration for both).
-TUNNEL_MODES = {"ssh-https-ssh": "fresh-conn", "ssh-https-ssh-batch": "batch-exec"}
+TUNNEL_MODES = {"ssh-https-ssh": "fresh-conn", "ssh-https-ssh-batch": "batch-exec",
+                "ssh-http3-ssh": "fresh-conn", "ssh-http3-ssh-batch": "batch-exec"}
 #: The same for the shell clients: a shell per iteration, a line at a time (no batch: see above).
-SHELL_TUNNEL_MODES = {"ssh-https-ssh": "pty-fresh"}
+SHELL_TUNNEL_MODES = {"ssh-https-ssh": "pty-fresh", "ssh-http3-ssh": "pty-fresh"}
+#: The tunnel modes whose head-end talks HTTP/3 to the proxy.
+HTTP3_TUNNEL_MODES = frozenset({"ssh-http3-ssh", "ssh-http3-ssh-batch"})
 #: The tunnel's clients: exec clients and shell clients.
 TUNNEL_CLIENTS = {"asyncssh": TUNNEL_MODES, "paramiko": TUNNEL_MODES, "openssh": TUNNEL_MODES,
                   "netmiko": SHELL_TUNNEL_MODES, "scrapli-bin": SHELL_TUNNEL_MODES}
@@ -112,17 +119,19 @@ class Case:
         if self.path == "proxy":
             assert edge.proxy is not None
             proxy = make_target(edge.proxy.address, 22, edge.proxy.port, platform=PLATFORM,
-                                login=login, ca_file=edge.proxy.trust)
+                                login=login, ca_file=edge.proxy.trust,
+                                http3_port=edge.proxy.port)
             return PROXY_CLIENTS[self.client](proxy, self.mode, device.hostname)
         if self.path == "direct":
             target = make_target(device.address, device.ssh_port, device.https_port,
                                  platform=PLATFORM, login=login, ca_file=edge.chain.ca_file,
                                  known_hosts=edge.chain.known_hosts)
             return adapter(self.client)(target, self.mode)
-        assert edge.headend is not None
-        headend: Target = make_target(edge.headend.address, edge.headend.port, 0,
+        endpoint = edge.headend_http3 if self.mode in HTTP3_TUNNEL_MODES else edge.headend
+        assert endpoint is not None
+        headend: Target = make_target(endpoint.address, endpoint.port, 0,
                                       platform=PLATFORM, login=login,
-                                      known_hosts=edge.headend.trust)
+                                      known_hosts=endpoint.trust)
         if self.client == "openssh":  # the ssh binary logs in with the key
             headend = replace(headend, auth=Auth.KEY)
         return adapter(self.client)(headend, self.client_mode)
@@ -135,7 +144,7 @@ def cases(config: pytest.Config) -> list[Case]:
     if unknown:
         raise pytest.UsageError(f"--proxy-clients: unknown {sorted(unknown)}: choose from "
                                 f"{', '.join(PROXY_CLIENTS)}")
-    found = [Case("proxy", c, m) for c in wanted for m in PROXY_MODES]
+    found = [Case("proxy", c, m) for c in wanted for m in PROXY_CLIENTS[c].modes]
     found += [Case("direct", "asyncssh", "pty-fresh"), Case("direct", "paramiko", "pty-fresh"),
               Case("direct", "httpx", "batch-post")]
     found += [Case("tunnel", c, m) for c, modes in TUNNEL_CLIENTS.items() for m in modes]
@@ -198,19 +207,20 @@ class ProxyUse:
         self.edge = edge
         self.start = self._read()
 
-    def _read(self) -> tuple[float, float, float, float]:
+    def _read(self) -> tuple[float, float, float, float, float]:
         stats = self.edge.proxy_stats()
         assert self.edge.proxy is not None
         assert self.edge.proxy.pid is not None
         return (stats["requests"], stats["pool"]["opened"], stats["busy_ms"],
-                cpu_seconds(self.edge.proxy.pid))
+                cpu_seconds(self.edge.proxy.pid), stats.get("http3", {}).get("connections", 0))
 
     def figures(self, rounds: int) -> dict[str, Any]:
-        requests, opened, busy, cpu = (b - a for a, b in zip(self.start, self._read(),
-                                                              strict=True))
+        requests, opened, busy, cpu, quic = (b - a for a, b in zip(self.start, self._read(),
+                                                                    strict=True))
         requests -= 1  # the reading itself
         out: dict[str, Any] = {"proxy_requests_per_iteration": round(requests / rounds, 2),
-                               "ssh_opened_per_iteration": round(opened / rounds, 2)}
+                               "ssh_opened_per_iteration": round(opened / rounds, 2),
+                               "quic_opened_per_iteration": round(quic / rounds, 2)}
         if requests > 0:
             out["proxy_ms_per_request"] = round(busy / requests, 2)  # inside the proxy
             out["proxy_cpu_ms_per_request"] = round(cpu * 1000 / requests, 2)

@@ -1,5 +1,6 @@
-"""The edge proxy: real HTTPS (HTTP/1.1 and HTTP/2) in front of real emulators over real SSH on
-loopback; pooling, limits, health on reuse, and every failure as a status with its reason."""
+"""The edge proxy: real HTTPS (HTTP/1.1 and HTTP/2) and HTTP/3 (QUIC) in front of real emulators
+over real SSH on loopback; pooling, limits, health on reuse, 425 for early data that is not safe
+to replay, and every failure as a status with its reason."""
 
 from __future__ import annotations
 
@@ -21,14 +22,18 @@ import pytest
 
 from mgmtbench.cli import main
 from mgmtbench.clients import adapter
+from mgmtbench.clients.aioquic_h3.connection import basic_auth, client_configuration, dial
+from mgmtbench.clients.roundtrips import RoundTripCounter
 from mgmtbench.emulator import EmulatorThread, oracle
 from mgmtbench.emulator.oracle import expected_output
 from mgmtbench.emulator.server import DeviceEndpoint
+from mgmtbench.errors import ClientError, UsageError
 from mgmtbench.proxy.app import ProxyPolicy
+from mgmtbench.proxy.h3client import H3ProxyClient
 from mgmtbench.proxy.headend import Headend, HeadendOptions
 from mgmtbench.proxy.inventory import Inventory, ProxyDevice
 from mgmtbench.proxy.pool import PoolSettings
-from mgmtbench.proxy.server import ProxyOptions, ProxyThread
+from mgmtbench.proxy.server import EdgeProxy, ProxyOptions, ProxyThread
 from mgmtbench.targets import Auth, Login, make_target
 from mgmtbench.testing import Driver
 from mgmtbench.testing.credentials import PASSWORD as SECRET_PASSWORD
@@ -262,6 +267,130 @@ def test_a_slow_device_is_a_504_not_a_hung_request(fresh_emulator: Callable[...,
     assert took < 3
 
 
+def h3_target(proxy: ProxyThread, login: Login) -> Any:
+    """The proxy as the target of its HTTP/3 client (its UDP port is the HTTPS one's number)."""
+    port = proxy.proxy.port
+    return make_target("127.0.0.1", 22, port, platform="cisco_ios",
+                       login=replace(login, username=USER, password=PASSWORD),
+                       ca_file=proxy.ca_file, http3_port=port)
+
+
+@pytest.mark.parametrize(("mode", "quic_per_round", "ssh_per_round"), [
+    ("h3-fresh-ssh", 1, 1),  # a new QUIC connection, and a new SSH one at the proxy
+    ("h3-pooled-ssh", 1, 0),  # a new QUIC connection, pooled SSH
+    ("h3-keep-alive", 0, 0),  # the QUIC connection of setup, pooled SSH
+])
+def test_the_h3_proxy_client_opens_what_its_mode_says(
+        fresh_emulator: Callable[..., EmulatorThread], proxy_for: Proxy, login: Login, mode: str,
+        quic_per_round: int, ssh_per_round: int) -> None:
+    emu = fresh_emulator("cisco_ios")
+    endpoint = emu.endpoints[0]
+    proxy = proxy_for(emu)
+    client = H3ProxyClient(h3_target(proxy, login), mode, endpoint.hostname)
+    counter = RoundTripCounter()
+    client.count_round_trips(counter)
+    driver = Driver(client)
+    driver.setup()
+    try:
+        assert proxy.proxy.api is not None
+        before = proxy.proxy.api.stats()
+        answers = [driver.run(COMMANDS) for _ in range(3)]
+        after = proxy.proxy.api.stats()
+    finally:
+        driver.teardown()
+    assert all(same_output(a, want(endpoint, COMMANDS)) for a in answers)
+    assert after["http3"]["connections"] - before["http3"]["connections"] == 3 * quic_per_round
+    assert after["pool"]["opened"] - before["pool"]["opened"] == 3 * ssh_per_round
+    assert after["http_versions"]["3"] - before["http_versions"]["3"] == 3  # one POST a round
+    assert counter.connections == 1 + 3 * quic_per_round  # setup's, then the rounds'
+    assert counter.trips > 0
+
+
+def test_the_proxy_answers_early_data_as_the_device_does(
+        fresh_emulator: Callable[..., EmulatorThread], proxy_for: Proxy) -> None:
+    """0-RTT: a GET of show commands is answered from early data; a POST that would run on the
+    device gets 425 Too Early before it reaches it."""
+    emu = fresh_emulator("cisco_ios")
+    endpoint = emu.endpoints[0]
+    proxy = proxy_for(emu)
+    port = proxy.proxy.port
+    headers = [basic_auth(USER, PASSWORD)]
+    device = f"/device/{endpoint.hostname}/admin"
+
+    async def early(method: str, path: str, body: bytes = b"") -> tuple[int, bool]:
+        first = await dial("127.0.0.1", port, client_configuration("127.0.0.1", proxy.ca_file),
+                           "test", f"127.0.0.1:{port}", headers, None)
+        try:
+            await first.handshaken(10)
+            await first.within(first.ticket_came.wait(), 10, "a ticket")
+        finally:
+            await first.aclose()
+        resumed = await dial("127.0.0.1", port, client_configuration(
+            "127.0.0.1", proxy.ca_file, first.ticket), "test", f"127.0.0.1:{port}", headers,
+            None, transmit=False)
+        try:
+            answer = resumed.send(method, path, body)  # leaves with the ClientHello
+            handshake = await resumed.handshaken(10)
+            return (await resumed.within(answer, 10, path)).status, handshake.early_data_accepted
+        finally:
+            await resumed.aclose()
+
+    execs = endpoint.ssh_counts.execs
+    assert asyncio.run(early("GET", f"{device}/exec/show+clock")) == (200, True)
+    assert endpoint.ssh_counts.execs == execs + 1
+    assert asyncio.run(early("POST", f"{device}/config", b"hostname X")) == (425, True)
+    assert asyncio.run(early("GET", f"{device}/exec/reload")) == (425, True)
+    assert endpoint.ssh_counts.execs == execs + 1  # neither reached the device
+    assert proxy.proxy.api is not None
+    stats = proxy.proxy.api.stats()
+    assert stats["statuses"]["425"] == 2
+    assert stats["http3"]["early_data_accepted"] == 1
+    assert stats["http3"]["early_data_refused"] == 2
+
+
+def test_https_and_http3_on_one_port_and_no_http3(
+        fresh_emulator: Callable[..., EmulatorThread], proxy_for: Proxy, login: Login) -> None:
+    emu = fresh_emulator("cisco_ios")
+    endpoint = emu.endpoints[0]
+    both = proxy_for(emu)
+    path = f"/device/{endpoint.hostname}/admin/exec/show+clock"
+    with client_for(both) as c:
+        assert c.get(path).status_code == 200
+    h3 = Driver(H3ProxyClient(h3_target(both, login), "h3-keep-alive", endpoint.hostname))
+    h3.setup()
+    h3.teardown()
+    assert both.proxy.api is not None
+    assert both.proxy.api.stats()["http_versions"] == {"1.1": 1, "3": 1}
+    only = proxy_for(emu, http3=False)
+    assert only.proxy.api is not None
+    assert "http3" not in only.proxy.api.stats()
+    driver = Driver(H3ProxyClient(h3_target(only, login), "h3-keep-alive", endpoint.hostname))
+    try:
+        with pytest.raises(ClientError, match=r"refused|unreachable|closed"):
+            driver.setup()
+    finally:
+        driver.teardown()
+
+
+async def serve_and_stop(proxy: EdgeProxy) -> None:
+    await proxy.start()
+    await proxy.stop()
+
+
+def test_a_udp_port_in_use_is_one_sentence(login: Login, tmp_path: Path) -> None:
+    taken = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    taken.bind(("127.0.0.1", 0))
+    port = taken.getsockname()[1]
+    options = ProxyOptions(inventory=Inventory([ProxyDevice("R1", "127.0.0.1", 22, "cisco_ios")]),
+                           device_login=login, port=port, state_dir=tmp_path)
+    try:
+        with pytest.raises(UsageError, match=f"^UDP port {port} on 127.0.0.1 is already in use: "):
+            asyncio.run(EdgeProxy(options).start())
+        asyncio.run(serve_and_stop(EdgeProxy(replace(options, http3=False))))  # --no-http3
+    finally:
+        taken.close()
+
+
 def test_the_command_refuses_mistakes_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["proxy"]) == 2
     assert main(["proxy", "--device", "R1"]) == 2
@@ -276,13 +405,13 @@ def headend_for(proxy_for: Proxy, client_keys: ClientKeys,
                 tmp_path: Path) -> Iterator[Callable[[EmulatorThread], tuple[ProxyThread, Headend]]]:
     """A proxy for the emulator's devices and a head-end in front of it for its first device,
     on the proxy's event loop."""
-    def start(emu: EmulatorThread) -> tuple[ProxyThread, Headend]:
+    def start(emu: EmulatorThread, proxy_http3: bool = False) -> tuple[ProxyThread, Headend]:
         proxy = proxy_for(emu)
         headend = Headend(HeadendOptions(
             proxy_url=proxy.url, proxy_ca=proxy.ca_file, device=emu.endpoints[0].hostname,
             username=USERNAME, password=SECRET_PASSWORD, proxy_username=USER,
             proxy_password=PASSWORD, authorized_keys=client_keys.authorized_keys,
-            state_dir=tmp_path / "headend"))
+            state_dir=tmp_path / "headend", proxy_http3=proxy_http3))
         proxy.call(headend.start())
         stops.append((proxy, headend))
         return proxy, headend
@@ -322,6 +451,38 @@ def test_the_tunnel_carries_an_unmodified_ssh_client(
     with client_for(proxy) as c:
         assert c.get("/proxy/stats").json()["statuses"] == {"200": requests}
     assert endpoint.ssh_counts.execs == 3  # the proxy: an exec channel per command either way
+
+
+def test_the_headend_talks_http3_on_one_kept_connection(
+        fresh_emulator: Callable[..., EmulatorThread], headend_for: Any, login: Login) -> None:
+    """``--proxy-http3``: an exec (one GET) and a batch (one POST) over ONE QUIC connection to
+    the proxy; a connection that is gone is dialled again."""
+    emu = fresh_emulator("cisco_ios")
+    proxy, headend = headend_for(emu, proxy_http3=True)
+    endpoint = emu.endpoints[0]
+
+    async def execs(*commands: str) -> list[asyncssh.SSHCompletedProcess]:
+        async with asyncssh.connect("127.0.0.1", headend.port, username=login.username,
+                                    password=login.password, client_keys=None,
+                                    known_hosts=str(headend.known_hosts)) as conn:
+            return [await conn.run(c) for c in commands]
+
+    one, batch = asyncio.run(execs("show clock", "\n".join(COMMANDS)))
+    assert one.exit_status == 0
+    assert same_output(str(one.stdout), want(endpoint, ["show clock"]))
+    assert batch.exit_status == 0
+    assert same_output(str(batch.stdout), want(endpoint, COMMANDS))
+    api = proxy.proxy.api
+    assert api is not None
+    assert api.stats()["http_versions"] == {"3": 2}
+    assert api.stats()["http3"]["connections"] == 1
+    upstream = headend._upstream
+    assert upstream is not None
+    proxy.call(upstream.aclose())  # the connection is gone: the next request dials again
+    (again,) = asyncio.run(execs("show clock"))
+    assert again.exit_status == 0
+    assert api.stats()["http3"]["connections"] == 2
+    assert api.stats()["http_versions"] == {"3": 3}
 
 
 @pytest.mark.parametrize(("client", "mode"), [

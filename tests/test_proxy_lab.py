@@ -1,6 +1,7 @@
 """The edge proxy's lab: two real links (WAN to the proxy's namespace, campus to the devices),
 each link's RTT measured, the direct path through the proxy's namespace, the proxy's clients in
-the study's modes, and nothing left behind. Needs root (namespaces)."""
+the study's modes (HTTPS and HTTP/3), the tunnel through both head-ends, and nothing left
+behind. Needs root (namespaces)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from mgmtbench.emulator.oracle import expected_output, same_output, show_command
 from mgmtbench.lab.netns import lab_namespaces
 from mgmtbench.lab.profiles import LinkProfile, resolve
 from mgmtbench.lab.state import alive
-from mgmtbench.proxy.clients import PROXY_CLIENTS, PROXY_MODES
+from mgmtbench.proxy.clients import PROXY_CLIENTS
 from mgmtbench.proxy.topology import EdgeLab
 from mgmtbench.targets import Login, lab_targets, make_target
 from mgmtbench.testing import Driver
@@ -65,12 +66,12 @@ def test_direct_modes_cross_both_links(edge: EdgeLab, login: Login) -> None:
     assert crossed.rx_packets > 20
 
 
-@pytest.mark.parametrize("mode", PROXY_MODES)
-@pytest.mark.parametrize("client", list(PROXY_CLIENTS))
+@pytest.mark.parametrize(("client", "mode"),
+                         [(name, mode) for name, cls in PROXY_CLIENTS.items() for mode in cls.modes])
 def test_proxy_modes(edge: EdgeLab, login: Login, client: str, mode: str) -> None:
     assert edge.proxy is not None
     proxy = make_target(edge.proxy.address, 22, edge.proxy.port, platform="cisco_ios",
-                        login=login, ca_file=edge.proxy.trust)
+                        login=login, ca_file=edge.proxy.trust, http3_port=edge.proxy.port)
     device = edge.chain.devices[0]
     commands = show_commands("cisco_ios", 3)
     want = expected_output("cisco_ios", device.hostname, device.reported_ip, commands)
@@ -82,7 +83,7 @@ def test_proxy_modes(edge: EdgeLab, login: Login, client: str, mode: str) -> Non
         stats = edge.proxy_stats()
     finally:
         driver.teardown()
-    assert stats["pool"]["opened"] - opened == (3 if mode == "fresh-ssh" else 0)
+    assert stats["pool"]["opened"] - opened == (3 if mode.endswith("fresh-ssh") else 0)
 
 
 def _present(names: list[str], folders: list[Path], pids: list[int], subnet: str) -> list[str]:
@@ -115,8 +116,9 @@ def test_nothing_is_left_behind() -> None:
 
 def test_the_tunnel_chain_has_three_links(client_keys: ClientKeys, login: Login) -> None:
     keys = client_keys.authorized_keys
-    with EdgeLab(resolve("local"), resolve("local"), headend=True, access=LinkProfile("a4", 4),
-                 credentials=credentials(keys), authorized_keys=keys) as lab:
+    with EdgeLab(resolve("local"), resolve("local"), headend=True, headend_http3=True,
+                 access=LinkProfile("a4", 4), credentials=credentials(keys),
+                 authorized_keys=keys) as lab:
         facts = lab.link_facts()
         assert [link.name for link in lab.chain.links] == ["access", "wan", "campus"]
         assert facts["access_link_rtt_ms"] == pytest.approx(4, abs=0.5)
@@ -134,3 +136,19 @@ def test_the_tunnel_chain_has_three_links(client_keys: ClientKeys, login: Login)
         assert same_output("cisco_ios", answer, expected_output(
             "cisco_ios", device.hostname, device.reported_ip, commands))
         assert lab.proxy_stats()["statuses"] == {"200": 1}  # one POST (a reading counts after)
+        # ssh-http3-ssh-batch: the second head-end, HTTP/3 over the WAN to the proxy's UDP 443
+        assert lab.headend_http3 is not None
+        assert lab.headend_http3.port != lab.headend.port
+        target = make_target(lab.headend_http3.address, lab.headend_http3.port, 0,
+                             platform="cisco_ios", login=login,
+                             known_hosts=lab.headend_http3.trust)
+        driver = Driver(adapter("asyncssh")(target, "batch-exec"))
+        try:
+            answer = driver.run(commands)
+        finally:
+            driver.teardown()
+        assert same_output("cisco_ios", answer, expected_output(
+            "cisco_ios", device.hostname, device.reported_ip, commands))
+        stats = lab.proxy_stats()
+        assert stats["http_versions"] == {"1.1": 2, "3": 1}  # the POST, a reading; the POST
+        assert stats["http3"]["connections"] == 1

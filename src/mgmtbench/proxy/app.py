@@ -7,8 +7,16 @@
   header.
 - ``X-SSH-Connection: fresh`` or ``pooled`` chooses, per request, a new SSH connection for the
   request or one of the pool's (default: the proxy's ``--ssh`` setting).
-- ``GET /proxy/stats``: the proxy's counters as JSON (requests by status, the wall time spent
-  answering them, the pool's connections).
+- ``GET /proxy/stats``: the proxy's counters as JSON (requests by status and by HTTP version,
+  the wall time spent answering them, the pool's connections; when served over HTTP/3 too, the
+  HTTP/3 server's counts: QUIC connections, handshakes, resumptions, early requests).
+
+The same application answers over HTTPS and HTTP/3, and counts a request the same on both.
+Over HTTP/3 a request that came in TLS early data (0-RTT, marked ``Early-Data: 1`` by the server,
+:mod:`mgmtbench.emulator.http3.early`) is answered as the device answers it: only a ``GET`` of
+``show`` commands, which is safe to run twice; anything else (a ``POST .../admin/config``, an
+exec that is not ``show``) gets ``425 Too Early`` before it reaches a device, since whoever
+recorded the client's first flight could replay it.
 
 The caller logs in with HTTP Basic auth (the proxy's own user, not the device's). Every failure
 is a status with one line saying why, never a request left hanging: 401 (the caller's
@@ -33,6 +41,8 @@ from urllib.parse import unquote, unquote_plus
 
 import asyncssh
 
+from mgmtbench.emulator.device.http3 import Http3Counts
+from mgmtbench.emulator.http3.early import TOO_EARLY, is_early, replay_safe
 from mgmtbench.emulator.https.server import Receive, Scope, Send
 from mgmtbench.errors import AuthenticationFailed, ClientError, ClientTimeout, ConnectionFailed
 from mgmtbench.proxy.inventory import Inventory, ProxyDevice
@@ -75,14 +85,22 @@ class ProxyApi:
         self._expected = b"Basic " + base64.b64encode(
             f"{policy.username}:{policy.password}".encode())
         self.statuses: Counter[int] = Counter()
+        self.versions: Counter[str] = Counter()  # requests by HTTP version ("1.1", "2", "3")
         self.busy_seconds = 0.0  # wall time spent inside requests, summed
+        #: The HTTP/3 server's counts, when the API is served over HTTP/3 too.
+        self.http3: Http3Counts | None = None
 
     def stats(self) -> dict[str, Any]:
-        """Requests by status and the pool's counters."""
-        return {"requests": sum(self.statuses.values()),
-                "statuses": {str(k): v for k, v in sorted(self.statuses.items())},
-                "busy_ms": round(self.busy_seconds * 1000, 3),
-                "devices": len(self.inventory), "pool": self.pool.stats()}
+        """Requests by status and HTTP version, the pool's counters, the HTTP/3 server's."""
+        found: dict[str, Any] = {
+            "requests": sum(self.statuses.values()),
+            "statuses": {str(k): v for k, v in sorted(self.statuses.items())},
+            "http_versions": dict(sorted(self.versions.items())),
+            "busy_ms": round(self.busy_seconds * 1000, 3),
+            "devices": len(self.inventory), "pool": self.pool.stats()}
+        if self.http3 is not None:
+            found["http3"] = self.http3.as_dict()
+        return found
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer one ASGI request (and the lifespan events)."""
@@ -99,6 +117,7 @@ class ProxyApi:
             status, body, kind, headers = (refusal.status, refusal.text.encode(), b"text/plain",
                                            refusal.headers)
         self.statuses[status] += 1
+        self.versions[str(scope.get("http_version", "1.1"))] += 1
         self.busy_seconds += time.monotonic() - started
         await _respond(send, status, body, kind, headers)
 
@@ -110,8 +129,11 @@ class ProxyApi:
             return 200, json.dumps(self.stats()).encode(), b"application/json"
         headers = dict(scope["headers"])
         device, rest = self._device(path, headers)
-        fresh = _fresh(headers.get(b"x-ssh-connection"), self.policy.fresh_ssh)
         method = scope["method"]
+        if is_early(scope["headers"]) and not replay_safe(method, rest.encode()):
+            raise _Refusal(TOO_EARLY, "not answered from early data: send it again once the "
+                                      "handshake is done\n")
+        fresh = _fresh(headers.get(b"x-ssh-connection"), self.policy.fresh_ssh)
         if rest.startswith(EXEC_PREFIX):
             if method not in ("GET", "HEAD"):
                 raise _Refusal(405, "use GET\n", [(b"allow", b"GET, HEAD")])

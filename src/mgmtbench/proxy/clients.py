@@ -17,6 +17,9 @@ and ``httpx-async`` (:class:`httpx.AsyncClient`); the ``-h2`` names ask for HTTP
 benchmark drives them with the same :class:`~mgmtbench.testing.Driver`; the target is the
 proxy's address and port, its CA and the proxy's credentials. Application round trips are
 counted on the TCP stream under TLS as for the device adapters (:mod:`mgmtbench.clients.httpx.counting`).
+
+:data:`PROXY_CLIENTS` holds these and the HTTP/3 client of the study's h3 modes
+(:mod:`mgmtbench.proxy.h3client`, ``aioquic-h3``); each class's ``modes`` are its own.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from mgmtbench.clients.httpx import kept as held
 from mgmtbench.clients.httpx.adapter import CONFIG, ERRORS, TIMEOUT, base_url, body_of
 from mgmtbench.clients.translate import Translator, translate_errors
 from mgmtbench.errors import ClientError
+from mgmtbench.proxy.h3client import H3ProxyClient
 from mgmtbench.targets import Target
 
 #: The study's proxy modes.
@@ -237,6 +241,9 @@ class AsyncDeviceBatchClient(AsyncProxyClient):
         return {}
 
 
+#: A client of the proxy: made with the proxy's target, a mode of its ``modes``, the device.
+ProxyClientType = type[ProxyClient] | type[AsyncProxyClient] | type[H3ProxyClient]
 #: The proxy's clients by name.
-PROXY_CLIENTS: dict[str, type[ProxyClient] | type[AsyncProxyClient]] = {
-    c.name: c for c in (ProxyClient, ProxyClientH2, AsyncProxyClient, AsyncProxyClientH2)}
+PROXY_CLIENTS: dict[str, ProxyClientType] = {
+    c.name: c for c in (ProxyClient, ProxyClientH2, AsyncProxyClient, AsyncProxyClientH2,
+                        H3ProxyClient)}

@@ -64,6 +64,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="a request's SSH work, then 504 (default: %(default)s)")
     p.add_argument("--state-dir", type=Path, default=None,
                    help="where the CA and certificate go (default: a temporary folder)")
+    p.add_argument("--no-http3", dest="http3", action="store_false",
+                   help="serve HTTPS only (default: HTTP/3 too, on UDP, the same port number)")
     p.add_argument("-v", "--verbose", action="store_true", help="log failures")
     p.set_defaults(run=run)
 
@@ -85,7 +87,7 @@ def options_from_args(args: argparse.Namespace) -> ProxyOptions:
         pool=PoolSettings(size=args.pool_size, per_device=args.per_device,
                           idle_timeout=args.idle_timeout).check(),
         bind=args.bind, port=args.port, known_hosts=args.known_hosts,
-        state_dir=args.state_dir)
+        state_dir=args.state_dir, http3=args.http3)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -107,6 +109,7 @@ async def _serve(options: ProxyOptions) -> int:
         first = options.inventory.devices[0]
         policy = options.policy
         print(f"mgmtbench proxy: {len(options.inventory)} device(s) on {proxy.url} "
+              f"{'(TCP and UDP: HTTP/3 too) ' if options.http3 else ''}"
               f"(SSH {'fresh' if policy.fresh_ssh else 'pooled'} by default)")
         print(f"  curl -u {policy.username}:{policy.password} --cacert {proxy.tls.ca} "
               f"{proxy.url}/device/{first.name}/admin/exec/show+version")

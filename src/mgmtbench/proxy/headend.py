@@ -7,8 +7,10 @@ request to the proxy for the head-end's ``--device``, as the study's head-end (c
 makes it: a one-line command is ``GET /device/<device>/admin/exec/<command>``, a request of
 several lines (a batch) ``POST /device/<device>/admin/config`` with the lines as its body. The
 answer is the exec's output, exit status 0; a failure is one line on stderr
-(``%Error: 502 device R1 unreachable ...``) and exit status 1. The HTTPS connections to the proxy
-are kept (one client, keep-alive), so the WAN costs one round trip per request once warm.
+(``%Error: 502 device R1 unreachable ...``) and exit status 1. The connections to the proxy
+are kept (:mod:`mgmtbench.proxy.upstream`: HTTPS keep-alive, or with ``--proxy-http3`` one QUIC
+connection to the proxy's HTTP/3, dialled again when it is gone, as the study's ``ssh-http3-ssh``
+head-end), so the WAN costs one round trip per request once warm.
 
 A shell (what Netmiko and Scrapli open, with or without a PTY) is the device's terminal, made from
 the emulator's own pieces (:mod:`mgmtbench.emulator.ssh.shell`'s line editing and ``--More--`` paging,
@@ -43,12 +45,10 @@ import contextlib
 import hmac
 import logging
 import signal
-import ssl
 import sys
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import quote, quote_plus
 
 import asyncssh
@@ -60,9 +60,7 @@ from mgmtbench.emulator.device.device import Device, DeviceFacts
 from mgmtbench.emulator.device.transcripts import available_platforms, load_platform
 from mgmtbench.emulator.ssh.shell import Terminal, _Interrupted, _page, _read_secret
 from mgmtbench.errors import UsageError
-
-if TYPE_CHECKING:
-    import httpx
+from mgmtbench.proxy.upstream import Upstream, upstream_for
 
 log = logging.getLogger("mgmtbench.headend")
 READY = "Press Ctrl-C to stop."
@@ -87,6 +85,7 @@ class HeadendOptions:
     platform: str = "cisco_ios"  # the shell's prompt, paging and login level
     hostname: str | None = None  # the shell's prompt (None: ``device``)
     enable_secret: str = "admin"  # what the shell's ``enable`` asks for
+    proxy_http3: bool = False  # HTTP/3 to the proxy (one QUIC connection kept), not HTTPS
 
 
 class _Login(asyncssh.SSHServer):
@@ -123,7 +122,7 @@ class Headend:
         self.port = 0
         self.known_hosts: Path | None = None
         self._acceptor: asyncssh.SSHAcceptor | None = None
-        self._client: httpx.AsyncClient | None = None
+        self._upstream: Upstream | None = None
         self._connections: set[asyncssh.SSHServerConnection] = set()
         self._shutdown = asyncio.Event()
         self._device: Device | None = None
@@ -141,23 +140,14 @@ class Headend:
         self._device = Device(platform, facts, enable_secret=opts.enable_secret)
         self._local = _local_commands(platform.style.paging, platform.style.config_commands)
         try:
-            context = ssl.create_default_context(cafile=str(opts.proxy_ca))
             authorized = (asyncssh.read_authorized_keys(str(opts.authorized_keys))
                           if opts.authorized_keys is not None else None)
-        except (OSError, ValueError, ssl.SSLError) as exc:
+        except (OSError, ValueError) as exc:
             raise UsageError(f"the head-end cannot read its trust files: {exc}") from exc
-        try:  # httpx is an extra (mgmtbench[httpx]); `mgmtbench serve` in the image runs without it
-            import httpx
-        except ImportError as exc:
-            raise UsageError("the head-end talks to the proxy with httpx: "
-                             "pip install 'mgmtbench[httpx]'") from exc
-        # Idle connections to the proxy are held 90 s, as the study's head-end (Go's default
-        # IdleConnTimeout) holds them, not httpx's 5 s: a pause between a tool's commands must
-        # not put a TCP and TLS handshake over the WAN into the next one.
-        self._client = httpx.AsyncClient(
-            base_url=opts.proxy_url, verify=context, timeout=opts.timeout, trust_env=False,
-            limits=httpx.Limits(keepalive_expiry=90.0),
-            auth=(opts.proxy_username or opts.username, opts.proxy_password or opts.password))
+        self._upstream = upstream_for(opts.proxy_url, opts.proxy_ca,
+                                      opts.proxy_username or opts.username,
+                                      opts.proxy_password or opts.password, opts.timeout,
+                                      opts.proxy_http3)
         key = asyncssh.generate_private_key("ssh-ed25519")
         try:
             self._acceptor = await asyncssh.listen(
@@ -193,9 +183,9 @@ class Headend:
         for conn in connections:
             conn.close()
         await asyncio.gather(*(c.wait_closed() for c in connections), return_exceptions=True)
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        if self._upstream is not None:
+            await self._upstream.aclose()
+            self._upstream = None
 
     async def forward(self, command: str) -> tuple[int, str]:
         """The proxy's answer to one exec request: (status, body); status 0 and the reason when
@@ -211,16 +201,9 @@ class Headend:
         return await self._request("POST", "config", "\n".join(lines).encode())
 
     async def _request(self, method: str, path: str, body: bytes = b"") -> tuple[int, str]:
-        import httpx
-
-        assert self._client is not None
-        url = f"/device/{quote(self.options.device, safe='')}/admin/{path}"
-        try:
-            response = await self._client.request(method, url,
-                                                  content=body if method == "POST" else None)
-        except httpx.HTTPError as exc:
-            return 0, f"cannot reach the proxy: {exc}"
-        return response.status_code, response.text
+        assert self._upstream is not None
+        return await self._upstream.request(
+            method, f"/device/{quote(self.options.device, safe='')}/admin/{path}", body)
 
     async def _handle(self, process: asyncssh.SSHServerProcess[bytes]) -> None:
         command = process.command
@@ -383,6 +366,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                     "configuration session.")
     p.add_argument("--proxy", required=True, metavar="URL", help="the edge proxy, https://HOST:PORT")
     p.add_argument("--proxy-ca", type=Path, required=True, help="the proxy's CA file")
+    p.add_argument("--proxy-http3", action="store_true",
+                   help="talk HTTP/3 to the proxy (UDP, the --proxy port's number; one QUIC "
+                        "connection kept) instead of HTTPS")
     p.add_argument("--device", required=True, help="the device's name at the proxy")
     p.add_argument("--bind", default="127.0.0.1", help="(default: %(default)s)")
     p.add_argument("--port", type=int, default=2223, help="SSH port (default: %(default)s)")
@@ -412,7 +398,8 @@ def run(args: argparse.Namespace) -> int:
         username=args.username, password=args.password, proxy_username=args.proxy_username,
         proxy_password=args.proxy_password, authorized_keys=args.authorized_keys,
         bind=args.bind, port=args.port, state_dir=args.state_dir, platform=args.platform,
-        hostname=args.hostname, enable_secret=args.enable_password)
+        hostname=args.hostname, enable_secret=args.enable_password,
+        proxy_http3=args.proxy_http3)
     return asyncio.run(_serve(options))
 
 
@@ -425,7 +412,7 @@ async def _serve(options: HeadendOptions) -> int:
     try:
         print(f"mgmtbench headend: ssh -p {headend.port} -o UserKnownHostsFile="
               f"{headend.known_hosts} {options.username}@{options.bind} -> {options.proxy_url} "
-              f"device {options.device}")
+              f"{'(HTTP/3) ' if options.proxy_http3 else ''}device {options.device}")
         print(READY, flush=True)
         await headend.serve_forever()
     finally:

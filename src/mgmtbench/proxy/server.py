@@ -4,6 +4,10 @@ beside it (tests, notebooks).
 HTTPS as the emulator serves it (:func:`mgmtbench.emulator.https.server.serve_https`: Hypercorn,
 HTTP/1.1 keep-alive and HTTP/2 over ALPN, TLS 1.3 with a throwaway CA from
 :mod:`mgmtbench.emulator.https.tls`); the CA goes to ``STATE_DIR/tls/ca.pem`` for clients to trust.
+And HTTP/3 as the devices serve it (:func:`mgmtbench.emulator.http3.server.serve_http3`: QUIC on
+UDP, the same port number, certificate and :class:`~mgmtbench.proxy.app.ProxyApi`; session
+tickets, 0-RTT with RFC 8470's 425 for what is not safe to replay), unless ``http3`` is off;
+its counts (QUIC connections, handshakes, resumptions) are in ``/proxy/stats``.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from pathlib import Path
 
 import asyncssh
 
+from mgmtbench.emulator.device.http3 import Http3Counts
+from mgmtbench.emulator.http3.server import serve_http3
 from mgmtbench.emulator.https.server import serve_https
 from mgmtbench.emulator.https.tls import TlsFiles, make_tls_files, server_context
 from mgmtbench.errors import UsageError
@@ -42,6 +48,7 @@ class ProxyOptions:
     known_hosts: Path | None = None  # the devices' host keys (None: not checked)
     state_dir: Path | None = None  # the CA and certificate (None: a temporary folder)
     tls_names: tuple[str, ...] = ()  # more names the certificate is valid for
+    http3: bool = True  # serve HTTP/3 too, on UDP, the HTTPS port's number
 
 
 class EdgeProxy:
@@ -52,8 +59,11 @@ class EdgeProxy:
         self.port = 0
         self.tls: TlsFiles | None = None
         self.api: ProxyApi | None = None
+        self.http3_counts = Http3Counts()
         self._sockets: list[socket.socket] = []
+        self._udp: list[socket.socket] = []
         self._task: asyncio.Task[None] | None = None
+        self._http3_task: asyncio.Task[None] | None = None
         self._shutdown = asyncio.Event()
         self._state_dir: Path | None = None
 
@@ -75,12 +85,18 @@ class EdgeProxy:
                                  f"{exc}") from exc
         self._state_dir = opts.state_dir or Path(tempfile.mkdtemp(prefix="mgmtbench-proxy-"))
         self.tls = make_tls_files(self._state_dir / "tls", [opts.bind, *opts.tls_names])
-        self._sockets = [_listen(opts.bind, opts.port)]
+        self._sockets, self._udp = _bind(opts.bind, opts.port, opts.http3)
         self.port = int(self._sockets[0].getsockname()[1])
         self.api = ProxyApi(opts.inventory, SshPool(opts.pool, opts.device_login, known),
                             opts.policy)
-        self._task = asyncio.get_running_loop().create_task(
+        loop = asyncio.get_running_loop()
+        self._task = loop.create_task(
             _serve(serve_https(self.api, self._sockets, server_context(self.tls), self._shutdown)))
+        if self._udp:
+            self.api.http3 = self.http3_counts
+            self._http3_task = loop.create_task(_serve(serve_http3(
+                self.api, self._udp, self.tls, self._shutdown, names=["proxy"],
+                counts=[self.http3_counts])))
 
     async def serve_forever(self) -> None:
         """Return once :meth:`request_stop` is called."""
@@ -93,17 +109,19 @@ class EdgeProxy:
     async def stop(self) -> None:
         """Stop serving, close the pool's connections, remove a temporary state folder."""
         self._shutdown.set()
-        if self._task is not None:
-            done, _ = await asyncio.wait({self._task}, timeout=3)
-            if not done:
-                self._task.cancel()
-                await asyncio.wait({self._task}, timeout=3)
-            self._task = None
+        for task in (self._task, self._http3_task):
+            if task is not None:
+                done, _ = await asyncio.wait({task}, timeout=3)
+                if not done:
+                    task.cancel()
+                    await asyncio.wait({task}, timeout=3)
+        self._task = self._http3_task = None
         if self.api is not None:
             await self.api.pool.close()
-        for sock in self._sockets:
+        for sock in [*self._sockets, *self._udp]:
             sock.close()
         self._sockets.clear()
+        self._udp.clear()
         if self.options.state_dir is None and self._state_dir is not None:
             shutil.rmtree(self._state_dir, ignore_errors=True)
 
@@ -112,18 +130,42 @@ async def _serve(server: Awaitable[None]) -> None:
     await server
 
 
-def _listen(host: str, port: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+#: Tries at a port for both TCP and UDP when any free port will do (the TCP port's number can
+#: be taken on UDP).
+ANY_PORT_TRIES = 20
+
+
+def _bind(host: str, port: int, udp: bool) -> tuple[list[socket.socket], list[socket.socket]]:
+    """The HTTPS listener and (``udp``) the HTTP/3 socket on the same port number."""
+    for _ in range(ANY_PORT_TRIES if port == 0 and udp else 1):
+        tcp = _listen(host, port, socket.SOCK_STREAM)
+        if not udp:
+            return [tcp], []
+        try:
+            return [tcp], [_listen(host, int(tcp.getsockname()[1]), socket.SOCK_DGRAM)]
+        except UsageError:
+            tcp.close()
+            if port != 0:
+                raise
+    raise UsageError(f"no port on {host} free on both TCP and UDP after {ANY_PORT_TRIES} tries: "
+                     "give --port, or --no-http3")
+
+
+def _listen(host: str, port: int, kind: socket.SocketKind) -> socket.socket:
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, kind)
+    name = "UDP " if kind == socket.SOCK_DGRAM else ""
     try:
+        if kind == socket.SOCK_STREAM:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
-        sock.listen(1024)
+        if kind == socket.SOCK_STREAM:
+            sock.listen(1024)
     except OSError as exc:
         sock.close()
         if exc.errno == errno.EADDRINUSE:
-            raise UsageError(f"port {port} on {host} is already in use: pick another port or "
-                             "stop what is using it") from exc
-        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+            raise UsageError(f"{name}port {port} on {host} is already in use: pick another port "
+                             "or stop what is using it") from exc
+        raise UsageError(f"cannot listen on {name}{host}:{port}: {exc.strerror or exc}") from exc
     sock.setblocking(False)
     return sock
 

@@ -31,6 +31,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from mgmtbench.emulator.options import Credentials
+from mgmtbench.errors import UsageError
 from mgmtbench.lab.chain import ChainLink, LabChain
 from mgmtbench.lab.profiles import LinkProfile, resolve
 from mgmtbench.lab.runtimes.hop import HopRuntime
@@ -39,6 +40,8 @@ from mgmtbench.proxy.pool import PoolSettings
 
 PROXY_PORT = 443
 HEADEND_PORT = 22
+#: The SSH port of the head-end that talks HTTP/3 to the proxy (on the HTTPS one's address).
+HEADEND_HTTP3_PORT = 2222
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,7 @@ class EdgeLab:
         campus: LinkProfile | None = None,
         *,
         headend: bool = False,
+        headend_http3: bool = False,
         access: LinkProfile | None = None,
         devices: int = 1,
         platform: str = "cisco_ios",
@@ -79,6 +83,9 @@ class EdgeLab:
         if headend:
             links.insert(0, ChainLink("access", access or resolve("campus")))
         self.headend_enabled = headend
+        self.headend_http3_enabled = headend_http3
+        if headend_http3 and not headend:
+            raise UsageError("the HTTP/3 head-end sits on the access link: ask for headend=True")
         self.chain = LabChain(links, devices=devices, platform=platform,
                               credentials=self.credentials, backend=backend, runtime=runtime,
                               image=image, emulator_processes=emulator_processes,
@@ -86,6 +93,7 @@ class EdgeLab:
         self.platform = platform
         self.proxy: Endpoint | None = None
         self.headend: Endpoint | None = None
+        self.headend_http3: Endpoint | None = None  # the one that talks HTTP/3 to the proxy
 
     @property
     def proxy_hop(self) -> HopRuntime:
@@ -118,6 +126,8 @@ class EdgeLab:
             self.proxy = self._start_proxy()
             if self.headend_enabled:
                 self.headend = self._start_headend(self.proxy)
+            if self.headend_http3_enabled:
+                self.headend_http3 = self._start_headend(self.proxy, http3=True)
         except BaseException:
             self.down()
             raise
@@ -125,7 +135,7 @@ class EdgeLab:
 
     def down(self) -> None:
         """Stop the services and remove the chain. Safe to call twice."""
-        self.proxy = self.headend = None
+        self.proxy = self.headend = self.headend_http3 = None
         self.chain.down()
 
     def __enter__(self) -> Self:
@@ -153,17 +163,22 @@ class EdgeLab:
         process = hop.start_service("proxy", argv, "Press Ctrl-C")
         return Endpoint(hop.address, PROXY_PORT, hop.ca_file, process.pid)
 
-    def _start_headend(self, proxy: Endpoint) -> Endpoint:
+    def _start_headend(self, proxy: Endpoint, http3: bool = False) -> Endpoint:
+        """The head-end on the access hop: HTTPS to the proxy on port 22, or (``http3``) HTTP/3
+        on :data:`HEADEND_HTTP3_PORT` with its own state folder (its own host key)."""
         hop = self.chain.hops[0]
         creds = self.credentials
         device = self.chain.devices[0]
+        port, name = (HEADEND_HTTP3_PORT, "headend-h3") if http3 else (HEADEND_PORT, "headend")
+        folder = hop.folder / name if http3 else hop.folder
         argv = [sys.executable, "-m", "mgmtbench.cli", "headend", "--bind", hop.address,
-                "--port", str(HEADEND_PORT), "--proxy", f"https://{proxy.address}:{proxy.port}",
+                "--port", str(port), "--proxy", f"https://{proxy.address}:{proxy.port}",
                 "--proxy-ca", str(proxy.trust), "--device", device.hostname,
                 "--platform", self.platform, "--enable-password", creds.enable_secret,
                 "--username", creds.username, "--password", creds.password,
-                "--state-dir", str(hop.folder)]
+                "--state-dir", str(folder), *(["--proxy-http3"] if http3 else [])]
         if self.authorized_keys is not None:
             argv += ["--authorized-keys", str(self.authorized_keys)]
-        process = hop.start_service("headend", argv, "Press Ctrl-C")
-        return Endpoint(hop.address, HEADEND_PORT, hop.known_hosts, process.pid)
+        process = hop.start_service(name, argv, "Press Ctrl-C")
+        return Endpoint(hop.address, port, folder / "known_hosts" if http3 else hop.known_hosts,
+                        process.pid)

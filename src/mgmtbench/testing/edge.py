@@ -3,8 +3,9 @@
 - ``--proxy-profiles`` (default ``regional``): the WAN profiles the edge proxy benchmark runs at;
   ``--campus-profile`` (default ``campus``): the link from the proxy to the devices (and, for the
   tunnel, from the client to the head-end);
-- ``--proxy-clients``: the proxy's HTTPS clients (:data:`~mgmtbench.proxy.clients.PROXY_CLIENTS`,
-  default all four: ``httpx``, ``httpx-h2``, ``httpx-async``, ``httpx-async-h2``);
+- ``--proxy-clients``: the proxy's clients (:data:`~mgmtbench.proxy.clients.PROXY_CLIENTS`,
+  default all five: ``httpx``, ``httpx-h2``, ``httpx-async``, ``httpx-async-h2`` over HTTPS and
+  ``aioquic-h3`` over HTTP/3);
 - ``--proxy-concurrency`` (default ``100``): devices behind one proxy, a client session each,
   at once (``0``: no concurrency benchmark).
 
@@ -12,7 +13,9 @@
 :class:`~mgmtbench.proxy.topology.EdgeLab` for that WAN profile, made on first use (the labs of
 another WAN profile are taken down first, so a run of several profiles holds few lab indexes) with the
 ``--link-backend``, ``--device-runtime``, ``--device-image`` and ``--emulator-processes`` of
-every lab; its devices (and the head-end) accept the ``client_keys``. Skipped without root.
+every lab; its devices (and the head-ends) accept the ``client_keys``. A lab with a head-end has
+both: the HTTPS one and the one that talks HTTP/3 to the proxy (``edge.headend_http3``).
+Skipped without root.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from mgmtbench.proxy.topology import EdgeLab
 from mgmtbench.testing.credentials import credentials
 from mgmtbench.testing.keys import ClientKeys
 
-DEFAULT_PROXY_CLIENTS = "httpx,httpx-h2,httpx-async,httpx-async-h2"
+DEFAULT_PROXY_CLIENTS = "httpx,httpx-h2,httpx-async,httpx-async-h2,aioquic-h3"
 
 
 def add_edge_options(parser: pytest.Parser) -> None:
@@ -38,7 +41,7 @@ def add_edge_options(parser: pytest.Parser) -> None:
     group.addoption("--campus-profile", default="campus",
                     help="edge proxy: the proxy-to-device link's profile (default: campus)")
     group.addoption("--proxy-clients", default=DEFAULT_PROXY_CLIENTS,
-                    help=f"edge proxy: HTTPS clients (default: {DEFAULT_PROXY_CLIENTS})")
+                    help=f"edge proxy: its clients (default: {DEFAULT_PROXY_CLIENTS})")
     group.addoption("--proxy-concurrency", type=int, default=100,
                     help="edge proxy: devices behind the proxy at once, one session each "
                          "(default: 100; 0: none)")
@@ -59,7 +62,7 @@ def edge_lab_for(request: pytest.FixtureRequest,
             try:
                 labs[key] = EdgeLab(
                     resolve(wan), resolve(str(config.getoption("--campus-profile"))),
-                    headend=headend, devices=devices,
+                    headend=headend, headend_http3=headend, devices=devices,
                     credentials=credentials(client_keys.authorized_keys),
                     authorized_keys=client_keys.authorized_keys,
                     backend=str(config.getoption("--link-backend")),

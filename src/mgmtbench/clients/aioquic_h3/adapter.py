@@ -32,13 +32,15 @@ installed (:meth:`count_round_trips`), every connection's datagrams are counted.
 
 from __future__ import annotations
 
-import ssl
-
-from aioquic.h3.connection import H3_ALPN
 from aioquic.quic.configuration import QuicConfiguration
 from aioquic.tls import SessionTicket
 
-from mgmtbench.clients.aioquic_h3.connection import Connection, basic_auth, dial
+from mgmtbench.clients.aioquic_h3.connection import (
+    Connection,
+    basic_auth,
+    client_configuration,
+    dial,
+)
 from mgmtbench.clients.base import HTTP3_MODES, REUSING_MODES, AsyncClient, Transport
 from mgmtbench.clients.http3 import Http3Target, authority, checked_body
 from mgmtbench.clients.httpx.adapter import CONFIG, HEADERS, WARMUP, exec_path
@@ -73,12 +75,8 @@ class AioquicH3Client(Http3Target, AsyncClient):
         self._token = b""  # 0rtt: the address token for the next connection
 
     def _configuration(self, ticket: SessionTicket | None, token: bytes) -> QuicConfiguration:
-        configuration = QuicConfiguration(alpn_protocols=list(H3_ALPN), is_client=True,
-                                          server_name=self.target.host,
-                                          verify_mode=ssl.CERT_REQUIRED, session_ticket=ticket,
-                                          token=token)
-        configuration.load_verify_locations(cafile=str(self.target.ca_file))
-        return configuration
+        assert self.target.ca_file is not None  # Http3Target.check
+        return client_configuration(self.target.host, self.target.ca_file, ticket, token)
 
     async def _dial(self, ticket: SessionTicket | None = None, token: bytes = b"",
                     transmit: bool = True) -> Connection:

@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import ssl
 from collections.abc import Awaitable
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from aioquic.asyncio.protocol import QuicConnectionProtocol
-from aioquic.h3.connection import H3Connection
+from aioquic.h3.connection import H3_ALPN, H3Connection
 from aioquic.h3.events import DataReceived, H3Event, HeadersReceived
 from aioquic.quic.configuration import QuicConfiguration
 from aioquic.quic.connection import QuicConnection
@@ -37,7 +39,7 @@ from aioquic.tls import SessionTicket
 from mgmtbench.clients.roundtrips import Turns
 from mgmtbench.errors import ClientError, ClientTimeout, ConnectionFailed
 
-__all__ = ["Connection", "Response", "basic_auth", "dial"]
+__all__ = ["Connection", "Response", "basic_auth", "client_configuration", "dial"]
 
 T = TypeVar("T")
 
@@ -215,6 +217,12 @@ class Connection(QuicConnectionProtocol):
         self.close()
         await asyncio.sleep(0)
 
+    @property
+    def failed(self) -> bool:
+        """Whether the connection is gone (closed by either side, idle past its time-out,
+        unreachable): a request on it would fail at once."""
+        return self._failure is not None
+
     def _fail(self, failure: ClientError) -> None:
         if self._failure is None:
             self._failure = failure
@@ -225,6 +233,17 @@ class Connection(QuicConnectionProtocol):
                 waiter.set_exception(self._failure)
                 waiter.exception()  # retrieved: a handshake nobody waits for logs nothing
         self._answers.clear()
+
+
+def client_configuration(server_name: str, ca_file: Path, ticket: SessionTicket | None = None,
+                         token: bytes = b"") -> QuicConfiguration:
+    """A client's QUIC settings: ALPN ``h3``, the server's certificate verified against
+    ``ca_file`` for ``server_name``, a session ticket to resume and an address token to bring."""
+    configuration = QuicConfiguration(alpn_protocols=list(H3_ALPN), is_client=True,
+                                      server_name=server_name, verify_mode=ssl.CERT_REQUIRED,
+                                      session_ticket=ticket, token=token)
+    configuration.load_verify_locations(cafile=str(ca_file))
+    return configuration
 
 
 def basic_auth(username: str, password: str) -> tuple[bytes, bytes]:

@@ -26,6 +26,9 @@ KEYS = ("path", "client", "mode", "wan_profile", "commands")
 STUDY_MS = {
     ("proxy", "fresh-ssh"): 179.9, ("proxy", "pooled-ssh"): 151.5, ("proxy", "keep-alive"): 71.9,
     ("tunnel", "ssh-https-ssh"): 261.5, ("tunnel", "ssh-https-ssh-batch"): 101.0,
+    ("proxy", "h3-fresh-ssh"): 145.1, ("proxy", "h3-pooled-ssh"): 115.8,
+    ("proxy", "h3-keep-alive"): 72.0,
+    ("tunnel", "ssh-http3-ssh"): 262.0, ("tunnel", "ssh-http3-ssh-batch"): 88.4,
     ("direct", "pty-fresh"): PUBLISHED["ssh pty-fresh"].mean_ms,
     ("direct", "batch-post"): PUBLISHED["https batch-post"].mean_ms,
 }
