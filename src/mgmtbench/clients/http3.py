@@ -17,9 +17,11 @@ study's ``internal/bench/http3.go`` does it, and ours:
   connection before it (the first from an untimed warm-up connection in ``setup``), and its
   requests wait for the handshake: a 1-RTT resumption, no early data.
 - ``0rtt`` (ours): as ``0rtt-resumption``, but the first GET goes out as 0-RTT early data with
-  the ClientHello; the rest after the handshake. The device takes each ticket once, so the next
-  iteration needs this connection's ticket: an iteration waits for it when its commands are done
-  before it came (one command: a round trip more).
+  the ClientHello, and the Initial carries the address token (NEW_TOKEN) of the connection
+  before it, so the device may send the whole first answer with its handshake; the rest after
+  the handshake. The device takes each ticket and token once, so the next iteration needs this
+  connection's: an iteration waits for the ticket when its commands are done before it came
+  (one command: a round trip more).
 """
 
 from __future__ import annotations
