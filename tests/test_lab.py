@@ -133,7 +133,10 @@ def test_measured_rtt_is_the_configured_rtt(profile: str, shared: bool, lab_for:
               f"{echo:.3f} ms ({echo - configured:+.3f})")
         # A delay line never releases a packet early: the median cannot undercut the profile.
         assert link >= configured
-        assert link - configured <= max(0.01 * configured, 0.3)
+        # Quiet, the delay line's thread wakes from an idle CPU for each packet: +0.12 to +0.35
+        # ms on this 2-core VM (2026-11-28, 8 runs), where under load (the CPUs awake) it holds
+        # +0.07 (test_rtt_stays_the_configured_rtt_while_a_benchmark_runs, bound 0.3 ms).
+        assert link - configured <= max(0.01 * configured, 0.5)
         # What an application sees adds this machine's process wake-ups on both ends (a sleeping
         # CPU wakes in 0.1-0.2 ms here), as it would under netem: allow that, not more.
         assert echo - configured <= max(0.01 * configured, 0.6)
@@ -141,8 +144,9 @@ def test_measured_rtt_is_the_configured_rtt(profile: str, shared: bool, lab_for:
     if shared:
         check(shared_lab(lab_for, profile))
     else:
-        # No jitter: every sample is the same delay plus overhead, so 5 samples give the median.
-        with make_lab(profile, samples=5) as lab:
+        # No jitter: every sample is the same delay plus overhead; the median of 9 is not moved
+        # by a couple of late wake-ups (of 5, one run's TCP echo at 150 ms was +1.9 ms).
+        with make_lab(profile, samples=9) as lab:
             check(lab)
 
 
