@@ -14,11 +14,12 @@ import pytest
 
 from mgmtbench.clients import adapter
 from mgmtbench.emulator.oracle import expected_output, same_output, show_commands
+from mgmtbench.lab.facts import LabDevice
 from mgmtbench.lab.netns import lab_namespaces
 from mgmtbench.lab.profiles import LinkProfile, resolve
 from mgmtbench.lab.state import alive
 from mgmtbench.proxy.clients import PROXY_CLIENTS
-from mgmtbench.proxy.topology import EdgeLab
+from mgmtbench.proxy.topology import EdgeLab, Endpoint
 from mgmtbench.targets import Login, lab_targets, make_target
 from mgmtbench.testing import Driver
 from mgmtbench.testing.credentials import credentials
@@ -125,30 +126,27 @@ def test_the_tunnel_chain_has_three_links(client_keys: ClientKeys, login: Login)
         assert lab.chain.facts().configured_rtt_ms == 4
         assert lab.headend is not None
         device = lab.chain.devices[0]
-        target = make_target(lab.headend.address, lab.headend.port, 0, platform="cisco_ios",
-                             login=login, known_hosts=lab.headend.trust)
-        commands = show_commands("cisco_ios", 3)
-        driver = Driver(adapter("asyncssh")(target, "batch-exec"))  # ssh-https-ssh-batch
-        try:
-            answer = driver.run(commands)
-        finally:
-            driver.teardown()
-        assert same_output("cisco_ios", answer, expected_output(
-            "cisco_ios", device.hostname, device.reported_ip, commands))
+        _batch_through(lab.headend, login, device)  # ssh-https-ssh-batch
         assert lab.proxy_stats()["statuses"] == {"200": 1}  # one POST (a reading counts after)
         # ssh-http3-ssh-batch: the second head-end, HTTP/3 over the WAN to the proxy's UDP 443
         assert lab.headend_http3 is not None
         assert lab.headend_http3.port != lab.headend.port
-        target = make_target(lab.headend_http3.address, lab.headend_http3.port, 0,
-                             platform="cisco_ios", login=login,
-                             known_hosts=lab.headend_http3.trust)
-        driver = Driver(adapter("asyncssh")(target, "batch-exec"))
-        try:
-            answer = driver.run(commands)
-        finally:
-            driver.teardown()
-        assert same_output("cisco_ios", answer, expected_output(
-            "cisco_ios", device.hostname, device.reported_ip, commands))
+        _batch_through(lab.headend_http3, login, device)
         stats = lab.proxy_stats()
         assert stats["http_versions"] == {"1.1": 2, "3": 1}  # the POST, a reading; the POST
         assert stats["http3"]["connections"] == 1
+
+
+def _batch_through(headend: Endpoint, login: Login, device: LabDevice) -> None:
+    """Three show commands as one exec (asyncssh ``batch-exec``) through ``headend``: the
+    device's answer, as the oracle has it."""
+    target = make_target(headend.address, headend.port, 0, platform="cisco_ios", login=login,
+                         known_hosts=headend.trust)
+    commands = show_commands("cisco_ios", 3)
+    driver = Driver(adapter("asyncssh")(target, "batch-exec"))
+    try:
+        answer = driver.run(commands)
+    finally:
+        driver.teardown()
+    assert same_output("cisco_ios", answer, expected_output(
+        "cisco_ios", device.hostname, device.reported_ip, commands))
