@@ -269,16 +269,7 @@ class Emulator:
     def _bind_https(self, index: int) -> int:
         opts = self.options
         port, host = opts.port(opts.https_port, index), opts.address(index)
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, port))
-            sock.listen(1024)
-        except OSError as exc:
-            sock.close()
-            raise _bind_error("HTTPS", host, port, exc) from exc
-        sock.setblocking(False)
+        sock = _bound("HTTPS", host, port, socket.SOCK_STREAM)
         self._https_sockets.append(sock)
         return int(sock.getsockname()[1])
 
@@ -288,14 +279,7 @@ class Emulator:
         opts = self.options
         host = opts.address(index)
         port = https_port if opts.http3_port is None else opts.port(opts.http3_port, index)
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_DGRAM)
-        try:
-            sock.bind((host, port))
-        except OSError as exc:
-            sock.close()
-            raise _bind_error("HTTP/3 (UDP)", host, port, exc) from exc
-        sock.setblocking(False)
+        sock = _bound("HTTP/3 (UDP)", host, port, socket.SOCK_DGRAM)
         self._http3_sockets.append(sock)
         return int(sock.getsockname()[1])
 
@@ -518,6 +502,24 @@ def open_files_for(options: EmulatorOptions) -> int:
         raise UsageError(f"cannot raise the open-files limit from {soft} to {needed}: "
                          f"{exc}") from None
     return needed
+
+
+def _bound(what: str, host: str, port: int, kind: socket.SocketKind) -> socket.socket:
+    """A non-blocking socket of ``kind`` bound to ``host:port`` (a TCP one listening, with
+    SO_REUSEADDR); a :class:`UsageError` naming ``what`` if it cannot be."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, kind)
+    try:
+        if kind == socket.SOCK_STREAM:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        if kind == socket.SOCK_STREAM:
+            sock.listen(1024)
+    except OSError as exc:
+        sock.close()
+        raise _bind_error(what, host, port, exc) from exc
+    sock.setblocking(False)
+    return sock
 
 
 def _bind_error(what: str, host: str, port: int, exc: OSError) -> UsageError:
