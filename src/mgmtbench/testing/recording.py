@@ -61,4 +61,8 @@ def record(benchmark: HasExtraInfo, experiment: str, *, lab: HasFacts | None = N
     info.update(figures)
     if library is not None:
         info["versions"] = library.versions()
+        knobs = getattr(library, "knobs", ())
+        if knobs:  # a library as tuned: which knobs, and the client it tunes
+            info["knobs"] = [knob.name for knob in knobs]
+            info["shipped"] = library.shipped  # type: ignore[attr-defined]
     benchmark.extra_info.update(info)

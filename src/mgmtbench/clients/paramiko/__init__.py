@@ -6,5 +6,8 @@ from mgmtbench.clients.registry import ClientSpec
 CLIENTS = [
     ClientSpec(name="paramiko", order=10,
                adapter="mgmtbench.clients.paramiko.adapter:ParamikoClient",
-               fleet="mgmtbench.clients.paramiko.fleet:ParamikoFleet"),
+               fleet="mgmtbench.clients.paramiko.fleet:ParamikoFleet",
+               knobs="mgmtbench.clients.paramiko.knobs:KNOBS"),
+    ClientSpec(name="paramiko+tuned", order=11,
+               adapter="mgmtbench.clients.paramiko.adapter:ParamikoClientTuned"),
 ]

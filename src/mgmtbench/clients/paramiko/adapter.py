@@ -11,8 +11,10 @@ import contextlib
 from typing import Any
 
 from mgmtbench.clients.channels import ChannelClient
+from mgmtbench.clients.paramiko.knobs import KNOBS, TCP_NODELAY
 from mgmtbench.clients.pty import SyncPty
 from mgmtbench.clients.translate import ErrorMap
+from mgmtbench.clients.tuning import tuned
 from mgmtbench.targets import Target
 
 try:
@@ -27,6 +29,7 @@ class ParamikoClient(ChannelClient):
     extra = "paramiko"
     needs = ("paramiko",)
     counts_round_trips = True
+    all_knobs = KNOBS
 
     @classmethod
     def check(cls, target: Target) -> None:
@@ -36,7 +39,8 @@ class ParamikoClient(ChannelClient):
             connect.check(target)
 
     def _connect(self, stack: contextlib.ExitStack) -> Any:
-        client = connect.connect(self.target, timeout=30, counter=self.round_trips)
+        client = connect.connect(self.target, timeout=30, counter=self.round_trips,
+                                 nodelay=self.tuned_with(TCP_NODELAY.name))
         stack.callback(client.close)
         return client
 
@@ -68,6 +72,10 @@ class ParamikoClient(ChannelClient):
 
     def _error_map(self) -> ErrorMap:
         return connect.ERRORS
+
+
+#: paramiko with every knob that matters.
+ParamikoClientTuned = tuned(ParamikoClient, KNOBS)
 
 
 def _read_all(channel: Any) -> str:

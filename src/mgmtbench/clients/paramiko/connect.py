@@ -85,19 +85,25 @@ def _agent(path: str) -> AgentSSH:
     return agent
 
 
-def _counted(target: Target, timeout: float, counter: RoundTripCounter | None) -> dict[str, Any]:
-    """``sock=`` for ``SSHClient.connect``: a new counting connection, or nothing (paramiko
+def _counted(target: Target, timeout: float, counter: RoundTripCounter | None,
+             nodelay: bool) -> dict[str, Any]:
+    """``sock=`` for ``SSHClient.connect``: a new connection (with ``TCP_NODELAY`` if
+    ``nodelay``: the ``tcp-nodelay`` knob), counting if given a counter; or nothing (paramiko
     connects itself)."""
-    if counter is None:
+    if counter is None and not nodelay:
         return {}
     raw = socket.create_connection((target.host, target.ssh_port), timeout=timeout)
+    if nodelay:
+        raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    if counter is None:
+        return {"sock": raw}
     return {"sock": CountingSocket(raw, counter.connection())}
 
 
 def connect(target: Target, timeout: float, counter: RoundTripCounter | None = None,
-            **extra: Any) -> paramiko.SSHClient:
+            nodelay: bool = False, **extra: Any) -> paramiko.SSHClient:
     """A connected, authenticated client (closed again if logging in fails); its round trips
-    counted into ``counter`` if one is given."""
+    counted into ``counter`` if one is given; ``TCP_NODELAY`` on its socket with ``nodelay``."""
     check(target)
     client = paramiko.SSHClient()
     try:
@@ -114,13 +120,13 @@ def connect(target: Target, timeout: float, counter: RoundTripCounter | None = N
         if target.auth is Auth.PASSWORD:
             client.connect(target.host, port=target.ssh_port, username=target.username,
                            password=target.password, **options,
-                           **_counted(target, timeout, counter))
+                           **_counted(target, timeout, counter, nodelay))
         elif target.auth is Auth.KEY:
             client.connect(target.host, port=target.ssh_port, username=target.username,
                            key_filename=str(target.key_file), **options,
-                           **_counted(target, timeout, counter))
+                           **_counted(target, timeout, counter, nodelay))
         else:
-            _connect_with_agent(client, target, options, lambda: _counted(target, timeout, counter))
+            _connect_with_agent(client, target, options, lambda: _counted(target, timeout, counter, nodelay))
     except BaseException:
         client.close()
         raise
