@@ -124,6 +124,38 @@ def study(session: nox.Session) -> None:
     session.run("mgmtbench", "report", str(run), "--out", "study-report")
 
 
+#: The modes the knob study times: each library's as-shipped default use (a new connection, a
+#: kept one, a PTY session; HTTPS and NETCONF likewise); a client runs those it supports.
+KNOB_MODES = ("fresh-conn,reuse-conn,pty-fresh,pty-kept,keep-alive,conn-per-iteration,"
+              "fresh-session,reuse-session")
+
+
+@nox.session(python=PYTHON)
+def knobs(session: nox.Session) -> None:
+    """Libraries as shipped and as tuned: every library that declares knobs, as shipped, with each
+    knob alone and ``+tuned`` (``--clients tuned``), side by side in one run at local and regional,
+    5 commands, in the modes a user of each would pick (:data:`KNOB_MODES`); saved under
+    .benchmarks/ like ``bench``; then ``mgmtbench report`` on it into knobs-report/ (its "What to
+    change in your code": the gain of each knob and the lines that make it).
+
+    Extra arguments go to pytest and override the defaults: ``nox -s knobs -- --profiles local``.
+    """
+    install(session, "-e", ".[test]")
+    started = time.time()
+    session.run(
+        "pytest", "benchmarks/test_transport_modes.py", "-p", "no:cacheprovider",
+        "--clients", "tuned", "--modes", KNOB_MODES, "--profiles", "local,regional",
+        "--commands", "5", "--benchmark-autosave", "--benchmark-storage=file://.benchmarks",
+        "--benchmark-columns=mean,median,min,max", "-o", "console_output_style=count", "-v",
+        *session.posargs,
+    )
+    saved = [p for p in Path(".benchmarks").glob("*/*.json") if p.stat().st_mtime >= started]
+    if not saved:
+        session.error("the benchmark saved no run under .benchmarks/ (every test skipped?)")
+    run = max(saved, key=lambda p: p.stat().st_mtime)
+    session.run("mgmtbench", "report", str(run), "--out", "knobs-report")
+
+
 @nox.session(python=PYTHON)
 def matrix(session: nox.Session) -> None:
     """The SSH algorithm matrix (``benchmarks/test_ssh_algorithms.py``): OpenSSH ``ssh``,

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from mgmtbench.clients.base import AsyncClient, Client
     from mgmtbench.clients.fleet.base import FleetRunner
 
-__all__ = ["ClientSpec", "adapter_class", "clients", "fleet_class", "knob_clients", "knobs_of"]
+__all__ = ["ClientSpec", "adapter_class", "clients", "fleet_class", "knob_clients", "knobs_of",
+           "tuning_clients"]
 
 #: The clients package (this module's: found without importing it), whose sub-packages declare
 #: the clients.
@@ -92,6 +93,17 @@ def knob_clients() -> list[str]:
     that only ``--clients`` names (the knob benchmark), not the default matrix."""
     return [f"{name}+{knob.name}" for name in clients() for knob in knobs_of(name)
             if "+" not in name]
+
+
+def tuning_clients() -> list[str]:
+    """What ``--clients tuned`` runs: every library that declares knobs, as shipped, with each
+    knob alone, and its ``+tuned`` clients (those declared), library by library."""
+    out: list[str] = []
+    for name in clients():
+        if "+" not in name and knobs_of(name):
+            out += [name, *(f"{name}+{knob.name}" for knob in knobs_of(name)),
+                    *(tuned for tuned in clients() if tuned.startswith(name + "+"))]
+    return out
 
 
 def adapter_class(name: str) -> type[Client] | type[AsyncClient]:

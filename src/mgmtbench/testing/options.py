@@ -80,7 +80,9 @@ def add_options(parser: pytest.Parser) -> None:
                     help="comma-separated command counts per iteration, e.g. 1,5,10,25,50 "
                          f"(default: {DEFAULT_COMMANDS})")
     group.addoption("--clients", default="all",
-                    help="comma-separated client names (default: all)")
+                    help="comma-separated client names (default: all); a library with one "
+                         "of its knobs (paramiko+tcp-nodelay); tuned: every library with knobs, "
+                         "as shipped, knob by knob and +tuned")
     group.addoption("--modes", default=DEFAULT_MODES,
                     help="modes of the client x mode matrix: study (the study's modes and "
                          "pipelined, tls-resume, h2-multiplex, gNMI's fresh-get-per-cmd and "
@@ -321,6 +323,10 @@ def clients(config: pytest.Config, known: list[str], by_name: list[str] | None =
     wanted = split(config.getoption("--clients"))
     if wanted == ["all"]:
         return known
+    if wanted == ["tuned"] and by_name is not None:  # every library with knobs, one by one
+        from mgmtbench.clients.registry import tuning_clients
+
+        return tuning_clients()
     every = known + (by_name or [])
     unknown = set(wanted) - set(every)
     if unknown:

@@ -13,7 +13,7 @@ import pandas as pd
 
 from mgmtbench.errors import ResultsError
 from mgmtbench.lab.facts import LOOPBACK
-from mgmtbench.results import every_transport, study
+from mgmtbench.results import every_transport, study, tuning
 from mgmtbench.results.charts import bars_per_profile, time_vs_commands, time_vs_rtt
 from mgmtbench.results.compare import KEYS as COMPARED_BY
 from mgmtbench.results.compare import speedups
@@ -58,6 +58,7 @@ def render(frame: pd.DataFrame, context: ReportContext) -> Section:
     for published in MODEL_DRIVEN:
         lines += _beside_study(frame, published)
     lines += _every_transport(frame)
+    lines += tuning.render(frame)
     charts = _charts(frame, context.out) + every_transport.charts(frame, context.out)
     lines += ["## Charts", "", *[f"![{c.stem}]({c.name})" for c in charts], ""]
     return Section(lines, charts)
