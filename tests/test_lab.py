@@ -36,7 +36,7 @@ import pytest
 from mgmtbench.clients import adapter
 from mgmtbench.emulator import Credentials
 from mgmtbench.emulator.oracle import expected_output, same_output, show_commands
-from mgmtbench.lab import BUILTIN, Lab, LinkCounters, resolve
+from mgmtbench.lab import Lab, LinkCounters, resolve
 from mgmtbench.lab.backends import choose
 from mgmtbench.lab.calibrate import Calibration, calibrate, percentile, ping, split_reply_ms
 from mgmtbench.lab.lab import ECHO_PORT, has_net_admin
@@ -176,7 +176,8 @@ def test_measured_rtt_is_the_configured_rtt(profile: str, shared: bool, lab_for:
             check(lab)
 
 
-@pytest.mark.parametrize("profile", list(BUILTIN))
+# From no delay to the longest: the profiles in between only repeat it (8 s each).
+@pytest.mark.parametrize("profile", ["local", "campus", "regional", "geo"])
 def test_rtt_stays_the_configured_rtt_while_a_benchmark_runs(
         profile: str, lab_for: LabFor, make_lab: Callable[..., Lab], login: Login) -> None:
     """The link's RTT, probed by the wire tap (kernel timestamps at the link's interface) while
