@@ -102,3 +102,40 @@ def test_the_fleet_runner_gets_every_sessions_answers(served: Target) -> None:
     assert len(digests) == 1
     assert all(s.finish is None and s.read_output is None and s.close is not None
                for s in sessions)
+
+
+def test_a_waiting_call_stops_every_other_thread() -> None:
+    """Why this file serves the device from another process: while hussh waits on the network
+    (here for the banner of a server that never sends one, until its 1 s time-out) no other Python
+    thread of the process runs."""
+    import socket
+    import threading
+    import time
+
+    import hussh
+
+    ticks: list[float] = []
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.is_set():
+            ticks.append(time.monotonic())
+            time.sleep(0.005)
+
+    with socket.create_server(("127.0.0.1", 0)) as silent:  # the kernel accepts; no banner
+        ticker = threading.Thread(target=tick)
+        ticker.start()
+        try:
+            time.sleep(0.1)
+            before = len(ticks)
+            started = time.monotonic()
+            with pytest.raises(TimeoutError):
+                hussh.Connection("127.0.0.1", port=silent.getsockname()[1], username="admin",
+                                 password="x", timeout=1000)
+            waited = time.monotonic() - started
+            during = len(ticks) - before
+        finally:
+            stop.set()
+            ticker.join()
+    assert waited >= 0.9
+    assert during <= 2  # ~200 ticks if the thread could run

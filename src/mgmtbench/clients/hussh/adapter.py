@@ -24,8 +24,10 @@ Timing notes, from hussh's source (``connection.rs``, version 0.3.3):
 - its ``TcpStream`` keeps Nagle's algorithm on (Rust's default, like ssh2-python's plain socket),
   and ``Connection`` takes no socket, so nothing in a user's code can set ``TCP_NODELAY``: each
   channel after the first on a connection waits for the device's delayed ACK, as ssh2-python and
-  paramiko as shipped do. That is why there is no ``hussh+tuned`` (its one setting, ``timeout``,
-  only bounds the waits);
+  paramiko as shipped do. Measured side by side in one run (5 commands, ``reuse-conn``): local
+  240 ms (ssh2 233, paramiko 235, paramiko+tcp-nodelay 25), regional 690 ms (ssh2 689, paramiko
+  723, paramiko+tcp-nodelay 362). That is why there is no ``hussh+tuned``: its one other setting,
+  ``timeout``, only bounds the waits;
 - every blocking call holds the GIL for its whole network wait (no ``allow_threads`` in the
   bindings): other Python threads of the process stop meanwhile. Threads of ``Connection`` run one
   at a time (:mod:`.fleet`), and an SSH server running in the same process (the tests' in-process
@@ -42,7 +44,7 @@ refused (os error 111)``): that one is classified by its text as :class:`Connect
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from mgmtbench.clients.base import (
     REUSING_MODES,
@@ -110,6 +112,9 @@ class HusshClient(TranslatedClient):
     modes = ("fresh-conn", "reuse-conn", "batch-exec")
     extra = "hussh"
     needs = ("hussh",)
+    #: Its calls hold the GIL while they wait on the network: a server in the same process (the
+    #: tests' in-process emulator) cannot answer it (see the module).
+    blocks_other_threads: ClassVar[bool] = True
 
     _conn: Any = None
 
