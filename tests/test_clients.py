@@ -15,7 +15,7 @@ from mgmtbench.emulator.oracle import expected_output, stable_output
 
 COMMANDS = ["show version", "show clock", "show ip interface brief", "show inventory",
             "show ip route"]
-PAIRS = pairs()
+PAIRS = pairs(same_process=True)  # the emulator runs in this process
 
 
 def expected(commands: list[str], hostname: str = "R1") -> str:

@@ -47,7 +47,7 @@ COMMANDS = ["show version", "show clock", "show ip interface brief", "show inven
             "show ip route"]
 N = len(COMMANDS)
 ROUNDS = 3
-PAIRS = pairs()
+PAIRS = pairs(same_process=True)  # the emulator runs in this process
 SSH_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.SSH]
 HTTPS_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.HTTPS]
 NETCONF_PAIRS = [(c, m) for c, m in PAIRS if adapter(c).transport is Transport.NETCONF]

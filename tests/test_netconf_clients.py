@@ -5,6 +5,7 @@ trips, and library errors translated at the boundary."""
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -145,7 +146,7 @@ def test_an_rpc_error_is_a_client_error(name: str) -> None:
         target = make_target(endpoint.host, endpoint.ssh_port, 0, platform="juniper_junos",
                              login=login, known_hosts=emu.emulator.known_hosts,
                              netconf_port=endpoint.netconf_port)
-        with pytest.raises(ClientError, match=f"^{name}: "):
+        with pytest.raises(ClientError, match="^" + re.escape(name) + ": "):
             drive_rounds(available(name)(target, "edit-commit", "yang"), ["show version"], rounds=1)
 
 

@@ -292,7 +292,7 @@ def test_the_server_offers_the_platforms_ssh_identity(
 
 
 FIRST_MODES: dict[str, str] = {}
-for _client, _mode in pairs():
+for _client, _mode in pairs(same_process=True):
     FIRST_MODES.setdefault(_client, _mode)
 
 

@@ -286,7 +286,7 @@ def test_asp_drop_reasons_are_the_asas_own(emulator_for: Callable[[str], Emulato
 # --- every client adapter connects to each platform's own defaults ------------------------------
 
 FIRST_MODES: dict[str, str] = {}
-for _client, _mode in pairs():
+for _client, _mode in pairs(same_process=True):
     FIRST_MODES.setdefault(_client, _mode)
 
 

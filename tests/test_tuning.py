@@ -34,6 +34,13 @@ def test_some_library_declares_knobs_and_each_tuned_client_tunes_one() -> None:
         assert cls.modes == adapter(shipped_name(name)).modes  # the same work, tuned
 
 
+def test_a_tuned_client_follows_its_library() -> None:
+    order = list(ADAPTERS)
+    for name in TUNED_CLIENTS:
+        library = order.index(shipped_name(name))
+        assert all(shipped_name(c) == shipped_name(name) for c in order[library:order.index(name)])
+
+
 @pytest.mark.parametrize("name", SHIPPED_WITH_KNOBS)
 def test_knob_declarations_are_what_a_user_can_read(name: str) -> None:
     knobs = knobs_of(name)

@@ -35,6 +35,9 @@ def adapter(name: str) -> type[Client] | type[AsyncClient]:
     return adapter_class(name)
 
 
-def pairs() -> list[tuple[str, str]]:
-    """Every (client, mode) pair an adapter supports, in a stable order."""
-    return [(name, mode) for name in ADAPTERS for mode in adapter(name).modes]
+def pairs(same_process: bool = False) -> list[tuple[str, str]]:
+    """Every (client, mode) pair an adapter supports, in a stable order; with ``same_process``
+    only the clients that can talk to a server running in this process (not those whose calls
+    hold the GIL while they wait: ``blocks_other_threads``)."""
+    return [(name, mode) for name in ADAPTERS for mode in adapter(name).modes
+            if not (same_process and adapter(name).blocks_other_threads)]

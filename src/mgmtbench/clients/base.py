@@ -168,6 +168,9 @@ class _Common:
     counts_round_trips: ClassVar[bool] = False
     #: The installed counter (None: nothing is counted, and the connections are not wrapped).
     round_trips: RoundTripCounter | None = None
+    #: Whether its calls hold Python's GIL while they wait on the network (hussh): then no other
+    #: thread of the process runs meanwhile, and a server in the same process cannot answer it.
+    blocks_other_threads: ClassVar[bool] = False
     #: Every setting a user of the library can change (:mod:`~mgmtbench.clients.tuning`), declared
     #: on the as-shipped client; ``knobs`` are those this client runs with (none as shipped).
     all_knobs: ClassVar[tuple[Knob, ...]] = ()

@@ -20,19 +20,18 @@ from __future__ import annotations
 
 import types
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import Any, TypeVar
 
 from mgmtbench.errors import UsageError
-
-if TYPE_CHECKING:
-    from mgmtbench.clients.base import AsyncClient, Client
 
 __all__ = ["TUNED", "Knob", "shipped_name", "tuned", "with_knobs"]
 
 #: The suffix of a library's tuned client's name.
 TUNED = "+tuned"
 
-C = TypeVar("C", bound="type[Client] | type[AsyncClient]")
+#: An adapter class (:class:`~mgmtbench.clients.base.Client` or ``AsyncClient``: not imported,
+#: since the base imports this module).
+C = TypeVar("C", bound=type[Any])
 
 
 @dataclass(frozen=True)

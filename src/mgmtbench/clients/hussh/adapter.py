@@ -44,7 +44,7 @@ refused (os error 111)``): that one is classified by its text as :class:`Connect
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from mgmtbench.clients.base import (
     REUSING_MODES,
@@ -114,7 +114,7 @@ class HusshClient(TranslatedClient):
     needs = ("hussh",)
     #: Its calls hold the GIL while they wait on the network: a server in the same process (the
     #: tests' in-process emulator) cannot answer it (see the module).
-    blocks_other_threads: ClassVar[bool] = True
+    blocks_other_threads = True
 
     _conn: Any = None
 
