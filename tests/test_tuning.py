@@ -172,3 +172,17 @@ def test_a_run_without_tuned_clients_has_no_what_to_change() -> None:
     frame = pd.DataFrame([_row("asyncssh", "reuse-conn", 9.0), _row("httpx", "keep-alive", 3.0)])
     assert tuning.tables(frame) == {}
     assert tuning.render(frame) == []
+
+
+def test_fleets_shipped_against_tuned_per_number_of_sessions() -> None:
+    library = SHIPPED_WITH_KNOBS[0]
+    frame = pd.DataFrame([
+        {"client": library, "concurrency": 100, "median_ms": 9000.0, "profile": "regional"},
+        {"client": f"{library}+tuned", "concurrency": 100, "median_ms": 3000.0,
+         "profile": "regional"},
+        {"client": library, "concurrency": 10, "median_ms": 900.0, "profile": "regional"}])
+    found = tuning.tables(frame, axis="concurrency", within=None, columns=tuning.FLEET_COLUMNS)
+    table = found[(library, "regional", 0)]
+    assert list(table["client"]) == [library, f"{library}+tuned"]
+    assert list(table["gain"]) == [1.0, 3.0]
+    assert f"### {library}: regional" in tuning.fleet_lines(frame)

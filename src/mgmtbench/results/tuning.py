@@ -18,41 +18,66 @@ from mgmtbench.clients.registry import knobs_of
 from mgmtbench.clients.tuning import TUNED, shipped_name
 from mgmtbench.results.sections.base import markdown_table
 
-__all__ = ["render", "tables"]
+__all__ = ["fleet_lines", "render", "tables"]
 
-#: The columns of a table, in order (those the run recorded).
+#: The columns of a table, in order (those the run recorded): the transport benchmark's, per mode.
 COLUMNS = ["mode", "client", "median_ms", "wire_rtts_per_iteration", "client_cpu_ms_per_command",
            "gain"]
+#: The concurrency benchmark's, per number of sessions (``median_ms`` is the makespan there).
+FLEET_COLUMNS = ["concurrency", "client", "median_ms", "client_cpu_ms_per_session",
+                 "client_peak_rss_mib", "gain"]
 
 
-def tables(frame: pd.DataFrame) -> dict[tuple[str, str, int], pd.DataFrame]:
-    """``(library, profile, commands) -> table``: every mode of the library that the run has
-    both as shipped and tuned (or with a knob), the shipped row first, then each knob alone, then
-    ``+tuned``; ``gain`` is the shipped median over the row's."""
-    if "client" not in frame or "mode" not in frame:
+def tables(frame: pd.DataFrame, axis: str = "mode", within: str | None = "commands",
+           columns: list[str] = COLUMNS) -> dict[tuple[str, str, int], pd.DataFrame]:
+    """``(library, profile, <within>) -> table``: every value of ``axis`` (a mode; for fleets a
+    number of sessions, with no ``within``: 0 in the key) where the run has the library both as shipped
+    and tuned (or with a knob): the shipped row first, then each knob alone, then ``+tuned``;
+    ``gain`` is the shipped median over the row's."""
+    if "client" not in frame or axis not in frame or "median_ms" not in frame:
         return {}
     rows = frame[frame["client"].notna()].assign(
         library=frame["client"].astype(str).map(shipped_name))
+    if within is None or within not in rows:
+        within = "_all"
+        rows = rows.assign(_all=0)
     tuned_libraries = sorted(set(rows.loc[rows["client"] != rows["library"], "library"]))
     found: dict[tuple[str, str, int], pd.DataFrame] = {}
     for library in tuned_libraries:
         mine = rows[rows["library"] == library]
-        for (profile, commands), group in mine.groupby(["profile", "commands"], sort=False):
+        for (profile, each), group in mine.groupby(["profile", within], sort=False):
             parts = []
-            for mode, by_mode in group.groupby("mode", sort=False):
-                shipped = by_mode[by_mode["client"] == library]
-                if shipped.empty or len(by_mode) < 2:
-                    continue  # nothing to hold it against in this mode
+            for value, by_value in group.groupby(axis, sort=False):
+                shipped = by_value[by_value["client"] == library]
+                if shipped.empty or len(by_value) < 2:
+                    continue  # nothing to hold it against here
                 base = float(shipped["median_ms"].iloc[0])
-                ordered = pd.concat([shipped, by_mode[(by_mode["client"] != library)
-                                                      & ~by_mode["client"].str.endswith(TUNED)],
-                                     by_mode[by_mode["client"].str.endswith(TUNED)]])
-                parts.append(ordered.assign(mode=str(mode), gain=base / ordered["median_ms"]))
+                tuned = by_value["client"].str.endswith(TUNED)
+                ordered = pd.concat([shipped, by_value[(by_value["client"] != library) & ~tuned],
+                                     by_value[tuned]])
+                parts.append(ordered.assign(**{axis: value}, gain=base / ordered["median_ms"]))
             if parts:
                 table = pd.concat(parts)
-                found[(library, str(profile), int(commands))] = table[
-                    [c for c in COLUMNS if c in table]].reset_index(drop=True)
+                key = int(each) if isinstance(each, (int, float)) else 0
+                found[(library, str(profile), key)] = table[
+                    [c for c in columns if c in table]].reset_index(drop=True)
     return found
+
+
+def fleet_lines(frame: pd.DataFrame) -> list[str]:
+    """Fleet runners as shipped against tuned, per profile and number of sessions (nothing if
+    the run has none): for the concurrency section."""
+    found = tables(frame, axis="concurrency", within=None, columns=FLEET_COLUMNS)
+    if not found:
+        return []
+    lines = ["## What to change in your code: fleets", "",
+             "Each fleet runner as shipped and tuned (the same knobs as its single-session "
+             "client), in the same run: the makespan (median_ms), the client's CPU per session and "
+             "peak memory, and the gain (the shipped makespan over the row's).", ""]
+    for (library, profile, _), table in found.items():
+        lines += [f"### {library}: {profile}", "",
+                  markdown_table(table.astype({"concurrency": int}), floats="{:.2f}"), ""]
+    return lines
 
 
 def render(frame: pd.DataFrame) -> list[str]:

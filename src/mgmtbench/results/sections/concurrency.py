@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from mgmtbench.results import tuning
 from mgmtbench.results.charts import concurrency_curves
 from mgmtbench.results.projection import fleet_rows, project, projection_table
 from mgmtbench.results.sections.base import ReportContext, Section, generic, markdown_table
@@ -45,4 +46,5 @@ def render(frame: pd.DataFrame, context: ReportContext) -> Section:
               "projected = waves and command count scaled from a measured point, "
               "interpolated/extrapolated = a concurrency that was not measured.", "",
               markdown_table(projected), ""]
+    lines += tuning.fleet_lines(fleet)
     return Section(lines, charts)
