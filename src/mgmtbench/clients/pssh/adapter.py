@@ -36,7 +36,10 @@ concurrency runs. Importing the library sets ``gevent.hub.Hub.NOT_ERROR = (Excep
 process-wide (gevent stops reporting greenlet errors).
 
 Like paramiko, neither client sets ``TCP_NODELAY``: consecutive channels on one connection wait
-for the device's delayed ACK (~40 ms on Linux) before each new channel open.
+for the device's delayed ACK (~40 ms on Linux) before each new channel open. Neither has an
+option for it; the ``tcp-nodelay`` knob (:mod:`.knobs`, clients ``pssh-ssh2+tuned`` and
+``pssh-ssh+tuned``) sets it on the client's public ``sock`` once the constructor has connected
+and logged in (:func:`.connect.no_delay`).
 
 Host keys are not verified: neither client has a known-hosts option.
 
@@ -57,9 +60,12 @@ from mgmtbench.clients.pssh.connect import (
     error_map,
     login_options,
     message,
+    no_delay,
 )
+from mgmtbench.clients.pssh.knobs import KNOBS, TCP_NODELAY
 from mgmtbench.clients.pty import SyncPty
 from mgmtbench.clients.translate import ErrorMap
+from mgmtbench.clients.tuning import tuned
 from mgmtbench.targets import Target
 
 try:
@@ -76,6 +82,7 @@ class _PsshClient(ChannelClient):
     request."""
 
     extra = "parallel-ssh"
+    all_knobs = KNOBS
     #: The client detaches its socket on exit without closing the descriptor (pssh-ssh2).
     _leaks_socket: ClassVar[bool] = False
 
@@ -99,7 +106,10 @@ class _PsshClient(ChannelClient):
             **self._client_options())
         if self._leaks_socket and conn.sock is not None:
             stack.callback(closer_of_leaked(conn.sock.fileno()))  # after the client's own exit
-        return stack.enter_context(conn)
+        entered = stack.enter_context(conn)
+        if self.tuned_with(TCP_NODELAY.name):
+            no_delay(entered)
+        return entered
 
     def _exec(self, conn: Any, command: str) -> str:
         return _collect(conn, conn.run_command(command))
@@ -169,6 +179,11 @@ class PsshSshClient(_PsshClient):
 
     def _request_pty(self, conn: Any, channel: Any) -> None:
         conn.eagain(channel.request_pty_size, "vt100", 511, 24)
+
+
+#: The two clients with every knob that matters.
+PsshSsh2ClientTuned = tuned(PsshSsh2Client, KNOBS)
+PsshSshClientTuned = tuned(PsshSshClient, KNOBS)
 
 
 def _collect(conn: Any, output: Any) -> str:
