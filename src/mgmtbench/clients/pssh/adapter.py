@@ -39,7 +39,9 @@ Like paramiko, neither client sets ``TCP_NODELAY``: consecutive channels on one 
 for the device's delayed ACK (~40 ms on Linux) before each new channel open. Neither has an
 option for it; the ``tcp-nodelay`` knob (:mod:`.knobs`, clients ``pssh-ssh2+tuned`` and
 ``pssh-ssh+tuned``) sets it on the client's public ``sock`` once the constructor has connected
-and logged in (:func:`.connect.no_delay`).
+and logged in (:func:`.connect.no_delay`); the ``tcp-nodelay-handshake`` knob sets it as soon as
+the socket is connected, which only an override of the private ``_connect_socket`` can do
+(:func:`.connect.no_delay_from_connect`).
 
 Host keys are not verified: neither client has a known-hosts option.
 
@@ -61,8 +63,9 @@ from mgmtbench.clients.pssh.connect import (
     login_options,
     message,
     no_delay,
+    no_delay_from_connect,
 )
-from mgmtbench.clients.pssh.knobs import KNOBS, TCP_NODELAY
+from mgmtbench.clients.pssh.knobs import KNOBS, TCP_NODELAY, TCP_NODELAY_HANDSHAKE
 from mgmtbench.clients.pty import SyncPty
 from mgmtbench.clients.translate import ErrorMap
 from mgmtbench.clients.tuning import tuned
@@ -101,7 +104,10 @@ class _PsshClient(ChannelClient):
 
     def _connect(self, stack: contextlib.ExitStack) -> Any:
         t = self.target
-        conn = self._client_class()(
+        client_class = self._client_class()
+        if self.tuned_with(TCP_NODELAY_HANDSHAKE.name):
+            client_class = no_delay_from_connect(client_class)
+        conn = client_class(
             t.host, port=t.ssh_port, num_retries=1, timeout=_TIMEOUT, **login_options(t),
             **self._client_options())
         if self._leaks_socket and conn.sock is not None:

@@ -42,6 +42,23 @@ def no_delay(client: Any) -> None:
 
 
 @cache
+def no_delay_from_connect(client_class: type[Any]) -> type[Any]:
+    """``client_class`` (a parallel-ssh single-host client) with ``TCP_NODELAY`` set as soon as
+    its socket is connected, before the handshake (the ``tcp-nodelay-handshake`` knob): an
+    override of the private ``_connect_socket``, the only place the socket is made."""
+
+    def _connect_socket(self: Any, *args: Any, **kwargs: Any) -> Any:
+        found = super(made, self)._connect_socket(*args, **kwargs)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return found
+
+    made: type[Any] = type(f"NoDelay{client_class.__name__}", (client_class,),
+                           {"_connect_socket": _connect_socket,
+                            "__module__": client_class.__module__})
+    return made
+
+
+@cache
 def error_map() -> ErrorMap:
     """parallel-ssh's, libssh2's and libssh's errors (each back end may be missing)."""
     errors: dict[type[BaseException], type[ClientError]] = {

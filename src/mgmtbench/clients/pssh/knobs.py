@@ -16,4 +16,18 @@ TCP_NODELAY = Knob(
          "channel's close"),
 )
 
-KNOBS = (TCP_NODELAY,)
+TCP_NODELAY_HANDSHAKE = Knob(
+    name="tcp-nodelay-handshake",
+    change=("class NoDelaySSHClient(SSHClient):\n"
+            "    def _connect_socket(self, *args, **kwargs):  # private: may change\n"
+            "        super()._connect_socket(*args, **kwargs)\n"
+            "        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)\n"
+            "client = NoDelaySSHClient(host, ...)"),
+    why=("TCP_NODELAY from the connect on, so the handshake and login do not wait for delayed "
+         "ACKs either: the only way in is overriding the private "
+         "``BaseSSHClient._connect_socket``, which makes the socket and connects it (a "
+         "parallel-ssh upgrade may break it; ``ParallelSSHClient`` builds its host clients "
+         "in private ``_make_ssh_client``, so it does not apply there)"),
+)
+
+KNOBS = (TCP_NODELAY, TCP_NODELAY_HANDSHAKE)
