@@ -12,8 +12,8 @@ TCP_NODELAY = Knob(
     why=("parallel-ssh makes its socket itself (``BaseSSHClient._connect_socket``) with no "
          "option for TCP_NODELAY, and connects in the constructor, so the handshake and login "
          "run with Nagle on; set on the public ``sock`` afterwards, it spares each later channel "
-         "open the wait for the device's delayed ACK (40 ms on Linux) of the previous "
-         "channel's close"),
+         "open the wait for the device's delayed ACK (40 ms on Linux) of the small write "
+         "before it"),
 )
 
 TCP_NODELAY_HANDSHAKE = Knob(

@@ -9,9 +9,9 @@ TCP_NODELAY = Knob(
             "sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)\n"
             "session.handshake(sock)"),
     why=("ssh2-python drives the socket the user gives ``Session.handshake``, and libssh2 sets no "
-         "socket option on it: with Nagle's algorithm on, a channel open written while the "
-         "previous channel's close is still unacknowledged waits for the device's delayed ACK "
-         "(40 ms on Linux)"),
+         "socket option on it: with Nagle's algorithm on, a small write (a channel open, a "
+         "request) sent while an earlier one is unacknowledged waits for the device's delayed "
+         "ACK (40 ms on Linux)"),
 )
 
 KNOBS = (TCP_NODELAY,)
