@@ -9,5 +9,6 @@ CLIENTS = [
                fleet="mgmtbench.clients.paramiko.fleet:ParamikoFleet",
                knobs="mgmtbench.clients.paramiko.knobs:KNOBS"),
     ClientSpec(name="paramiko+tuned", order=11,
-               adapter="mgmtbench.clients.paramiko.adapter:ParamikoClientTuned"),
+               adapter="mgmtbench.clients.paramiko.adapter:ParamikoClientTuned",
+               fleet="mgmtbench.clients.paramiko.fleet:ParamikoFleetTuned"),
 ]

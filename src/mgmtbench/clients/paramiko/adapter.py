@@ -11,7 +11,7 @@ import contextlib
 from typing import Any
 
 from mgmtbench.clients.channels import ChannelClient
-from mgmtbench.clients.paramiko.knobs import KNOBS, TCP_NODELAY
+from mgmtbench.clients.paramiko.knobs import KNOBS, TCP_NODELAY, WINDOW_SIZE
 from mgmtbench.clients.pty import SyncPty
 from mgmtbench.clients.translate import ErrorMap
 from mgmtbench.clients.tuning import tuned
@@ -42,6 +42,10 @@ class ParamikoClient(ChannelClient):
         client = connect.connect(self.target, timeout=30, counter=self.round_trips,
                                  nodelay=self.tuned_with(TCP_NODELAY.name))
         stack.callback(client.close)
+        if self.tuned_with(WINDOW_SIZE.name):
+            transport = client.get_transport()
+            transport.default_window_size = 16 * 2**20
+            transport.default_max_packet_size = 2**18
         return client
 
     def _exec(self, conn: Any, command: str) -> str:

@@ -2,7 +2,8 @@
 
 Phases: ``connect_exec`` ends when ``exec_command`` returns (channel open, exec request accepted);
 ``finish`` reads stdout to EOF, takes the exit status and closes the channel. Connecting is the
-adapter's (:func:`.connect.connect`), with the fleet's longer time-outs.
+adapter's (:func:`.connect.connect`), with the fleet's longer time-outs, and the knobs of the
+runner's adapter: ``paramiko+tuned``'s runner connects with ``TCP_NODELAY`` as its adapter does.
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from mgmtbench.clients.fleet.base import Laps, SessionTimes, ThreadedRunner
-from mgmtbench.clients.paramiko.adapter import ParamikoClient
+from mgmtbench.clients.paramiko.adapter import ParamikoClient, ParamikoClientTuned
 from mgmtbench.clients.paramiko.connect import ERRORS, connect
+from mgmtbench.clients.paramiko.knobs import TCP_NODELAY
 from mgmtbench.clients.translate import translate_errors
 from mgmtbench.targets import Target
 
@@ -29,7 +31,8 @@ class ParamikoFleet(ThreadedRunner):
         laps = Laps(times)
         with translate_errors(self.name, ERRORS):
             client = connect(target, timeout=_TIMEOUT, banner_timeout=_TIMEOUT,
-                             auth_timeout=_TIMEOUT)
+                             auth_timeout=_TIMEOUT,
+                             nodelay=self.adapter.tuned_with(TCP_NODELAY.name))
             try:
                 transport = client.get_transport()
                 assert transport is not None
@@ -44,6 +47,12 @@ class ParamikoFleet(ThreadedRunner):
             finally:
                 client.close()
         laps.lap("close")
+
+
+class ParamikoFleetTuned(ParamikoFleet):
+    """paramiko fleet runner with every knob of ``paramiko+tuned``."""
+    name = ParamikoClientTuned.name
+    adapter = ParamikoClientTuned
 
 
 def _exec(transport: Any, command: str) -> Any:

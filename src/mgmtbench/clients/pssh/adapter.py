@@ -36,7 +36,12 @@ concurrency runs. Importing the library sets ``gevent.hub.Hub.NOT_ERROR = (Excep
 process-wide (gevent stops reporting greenlet errors).
 
 Like paramiko, neither client sets ``TCP_NODELAY``: consecutive channels on one connection wait
-for the device's delayed ACK (~40 ms on Linux) before each new channel open.
+for the device's delayed ACK (~40 ms on Linux) before each new channel open. Neither has an
+option for it; the ``tcp-nodelay`` knob (:mod:`.knobs`, clients ``pssh-ssh2+tuned`` and
+``pssh-ssh+tuned``) sets it on the client's public ``sock`` once the constructor has connected
+and logged in (:func:`.connect.no_delay`); the ``tcp-nodelay-handshake`` knob sets it as soon as
+the socket is connected, which only an override of the private ``_connect_socket`` can do
+(:func:`.connect.no_delay_from_connect`).
 
 Host keys are not verified: neither client has a known-hosts option.
 
@@ -57,9 +62,13 @@ from mgmtbench.clients.pssh.connect import (
     error_map,
     login_options,
     message,
+    no_delay,
+    no_delay_from_connect,
 )
+from mgmtbench.clients.pssh.knobs import KNOBS, TCP_NODELAY, TCP_NODELAY_HANDSHAKE
 from mgmtbench.clients.pty import SyncPty
 from mgmtbench.clients.translate import ErrorMap
+from mgmtbench.clients.tuning import tuned
 from mgmtbench.targets import Target
 
 try:
@@ -76,6 +85,7 @@ class _PsshClient(ChannelClient):
     request."""
 
     extra = "parallel-ssh"
+    all_knobs = KNOBS
     #: The client detaches its socket on exit without closing the descriptor (pssh-ssh2).
     _leaks_socket: ClassVar[bool] = False
 
@@ -94,12 +104,18 @@ class _PsshClient(ChannelClient):
 
     def _connect(self, stack: contextlib.ExitStack) -> Any:
         t = self.target
-        conn = self._client_class()(
+        client_class = self._client_class()
+        if self.tuned_with(TCP_NODELAY_HANDSHAKE.name):
+            client_class = no_delay_from_connect(client_class)
+        conn = client_class(
             t.host, port=t.ssh_port, num_retries=1, timeout=_TIMEOUT, **login_options(t),
             **self._client_options())
         if self._leaks_socket and conn.sock is not None:
             stack.callback(closer_of_leaked(conn.sock.fileno()))  # after the client's own exit
-        return stack.enter_context(conn)
+        entered = stack.enter_context(conn)
+        if self.tuned_with(TCP_NODELAY.name):
+            no_delay(entered)
+        return entered
 
     def _exec(self, conn: Any, command: str) -> str:
         return _collect(conn, conn.run_command(command))
@@ -169,6 +185,11 @@ class PsshSshClient(_PsshClient):
 
     def _request_pty(self, conn: Any, channel: Any) -> None:
         conn.eagain(channel.request_pty_size, "vt100", 511, 24)
+
+
+#: The two clients with every knob that matters.
+PsshSsh2ClientTuned = tuned(PsshSsh2Client, KNOBS)
+PsshSshClientTuned = tuned(PsshSshClient, KNOBS)
 
 
 def _collect(conn: Any, output: Any) -> str:

@@ -1,10 +1,12 @@
 """What parallel-ssh's single-host adapters and its fleet runners share: login options, the
-refusal of what the library cannot do, error translation, and the leaked-descriptor fix."""
+refusal of what the library cannot do, error translation, the leaked-descriptor fix and the
+``tcp-nodelay`` knob's socket option."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import socket
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -31,6 +33,29 @@ def login_options(target: Target, key: str = "pkey") -> dict[str, Any]:
     else:
         options["password"] = target.password
     return options
+
+
+def no_delay(client: Any) -> None:
+    """``TCP_NODELAY`` on a connected single-host client's socket (the ``tcp-nodelay`` knob):
+    parallel-ssh has no option for it, and its public ``sock`` is the only way in."""
+    client.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+@cache
+def no_delay_from_connect(client_class: type[Any]) -> type[Any]:
+    """``client_class`` (a parallel-ssh single-host client) with ``TCP_NODELAY`` set as soon as
+    its socket is connected, before the handshake (the ``tcp-nodelay-handshake`` knob): an
+    override of the private ``_connect_socket``, the only place the socket is made."""
+
+    def _connect_socket(self: Any, *args: Any, **kwargs: Any) -> Any:
+        found = super(made, self)._connect_socket(*args, **kwargs)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return found
+
+    made: type[Any] = type(f"NoDelay{client_class.__name__}", (client_class,),
+                           {"_connect_socket": _connect_socket,
+                            "__module__": client_class.__module__})
+    return made
 
 
 @cache

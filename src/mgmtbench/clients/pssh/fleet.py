@@ -9,6 +9,11 @@ again on the kept connections; ``close`` disconnects every host client (the libr
 call for it: its per-host clients are disconnected one by one, and pssh-ssh2's leaked socket
 descriptors closed as in the single-host adapter). Login options are the adapter's
 (:func:`.connect.login_options`), per host in a ``HostConfig``.
+
+The ``+tuned`` runners take their adapter's knobs: with ``tcp-nodelay``, ``TCP_NODELAY`` is set
+on each host client's socket (``HostOutput.client.sock``: the fleet API has no option for it, and
+its host clients exist only once ``run_command`` has connected them) after the first
+``run_command``, so it speeds up ``exec_again`` and later commands, not the first.
 """
 
 from __future__ import annotations
@@ -18,8 +23,14 @@ import time
 from typing import Any, ClassVar
 
 from mgmtbench.clients.fleet.base import FleetRunner, SessionTimes
-from mgmtbench.clients.pssh.adapter import PsshSsh2Client, PsshSshClient
-from mgmtbench.clients.pssh.connect import check, closer_of_leaked, login_options
+from mgmtbench.clients.pssh.adapter import (
+    PsshSsh2Client,
+    PsshSsh2ClientTuned,
+    PsshSshClient,
+    PsshSshClientTuned,
+)
+from mgmtbench.clients.pssh.connect import check, closer_of_leaked, login_options, no_delay
+from mgmtbench.clients.pssh.knobs import TCP_NODELAY
 from mgmtbench.targets import Target
 
 _TIMEOUT = 60
@@ -58,6 +69,10 @@ class _PsshFleet(FleetRunner):
                                            ("exec_again", "read_output")):
                 output = client.run_command(command, stop_on_errors=False, encoding="ascii")
                 lap(phase_exec)
+                if phase_exec == "connect_exec" and self.adapter.tuned_with(TCP_NODELAY.name):
+                    for host_out in output:
+                        if host_out.client is not None and host_out.client.sock is not None:
+                            no_delay(host_out.client)
                 live = [o for o in output if o.exception is None]
                 client.join(live, timeout=_TIMEOUT)
                 for times, host_out in zip(sessions, output, strict=True):
@@ -113,3 +128,15 @@ class PsshSshFleet(_PsshFleet):
         from pssh.clients.ssh.parallel import ParallelSSHClient
 
         return ParallelSSHClient
+
+
+class PsshSsh2FleetTuned(PsshSsh2Fleet):
+    """ParallelSSHClient (libssh2) with every knob of ``pssh-ssh2+tuned``."""
+    name = PsshSsh2ClientTuned.name
+    adapter = PsshSsh2ClientTuned
+
+
+class PsshSshFleetTuned(PsshSshFleet):
+    """ParallelSSHClient (libssh) with every knob of ``pssh-ssh+tuned``."""
+    name = PsshSshClientTuned.name
+    adapter = PsshSshClientTuned

@@ -5,5 +5,8 @@ import ssh2."""
 from mgmtbench.clients.registry import ClientSpec
 
 CLIENTS = [
-    ClientSpec(name="ssh2", order=20, adapter="mgmtbench.clients.ssh2.adapter:Ssh2Client"),
+    ClientSpec(name="ssh2", order=20, adapter="mgmtbench.clients.ssh2.adapter:Ssh2Client",
+               knobs="mgmtbench.clients.ssh2.knobs:KNOBS"),
+    ClientSpec(name="ssh2+tuned", order=21,
+               adapter="mgmtbench.clients.ssh2.adapter:Ssh2ClientTuned"),
 ]

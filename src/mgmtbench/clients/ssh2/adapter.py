@@ -19,7 +19,9 @@ pipelining this library allows in blocking mode.
 
 The socket is a plain ``socket.create_connection`` as in ssh2-python's examples: Nagle's algorithm
 stays on (no ``TCP_NODELAY``), like paramiko's own socket. Sequential channels on one connection
-then wait for the device's delayed ACK (~40 ms on Linux) before each new channel open.
+then wait for the device's delayed ACK (~40 ms on Linux) before each new channel open. The
+``tcp-nodelay`` knob (:mod:`.knobs`, client ``ssh2+tuned``) sets ``TCP_NODELAY`` on that socket
+before the handshake.
 
 The PTY request carries only the terminal type (``Channel.pty(term)``): libssh2's default size
 applies (80x24); ``terminal width 511`` in the session prep sets the device's width.
@@ -33,7 +35,9 @@ from typing import Any
 
 from mgmtbench.clients.channels import ChannelClient
 from mgmtbench.clients.pty import SyncPty
+from mgmtbench.clients.ssh2.knobs import KNOBS, TCP_NODELAY
 from mgmtbench.clients.translate import ErrorMap, first_line, optional_errors
+from mgmtbench.clients.tuning import tuned
 from mgmtbench.errors import (
     AuthenticationFailed,
     ClientError,
@@ -75,11 +79,14 @@ class Ssh2Client(ChannelClient):
     name = "ssh2"
     extra = "ssh2"
     needs = ("ssh2",)
+    all_knobs = KNOBS
 
     def _connect(self, stack: contextlib.ExitStack) -> _Conn:
         t = self.target
         sock = socket.create_connection((t.host, t.ssh_port), timeout=30)
         sock.settimeout(None)  # a blocking descriptor for libssh2, which has its own timeout
+        if self.tuned_with(TCP_NODELAY.name):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         try:
             session = ssh2_session.Session()
             session.set_timeout(_TIMEOUT_MS)
@@ -147,6 +154,10 @@ class Ssh2Client(ChannelClient):
 
     def _message(self, exc: BaseException) -> str:
         return _message(exc)
+
+
+#: ssh2-python with every knob that matters.
+Ssh2ClientTuned = tuned(Ssh2Client, KNOBS)
 
 
 def _prefer(session: Any, target: Target) -> None:
