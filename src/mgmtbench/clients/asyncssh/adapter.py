@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from mgmtbench.clients.asyncssh.knobs import KNOBS
 from mgmtbench.clients.base import REUSING_MODES, SSH_MODES, AsyncClient, Transport
 from mgmtbench.clients.pty import AsyncPty
 from mgmtbench.clients.translate import Translator, translate_errors
@@ -52,6 +53,7 @@ class AsyncsshClient(AsyncClient):
     extra = "all"  # a core dependency: any install of mgmtbench has it
     needs = ("asyncssh",)
     counts_round_trips = True
+    all_knobs = KNOBS
 
     _conn: Any = None
     _pty: AsyncPty | None = None
@@ -70,7 +72,7 @@ class AsyncsshClient(AsyncClient):
     async def _connect(self) -> Any:
         t = self.target
         known = str(t.known_hosts) if t.known_hosts is not None else None
-        options = connect.connect_options(t, known)
+        options = connect.connect_options(t, known, self.tuned_with)
         if self.round_trips is not None:
             options["tunnel"] = connect.CountingTunnel(self.round_trips)
         return await asyncssh.connect(**options, connect_timeout=_TIMEOUT)

@@ -25,6 +25,7 @@ from asyncssh.kex import get_kex_algs
 from asyncssh.mac import get_mac_algs
 from asyncssh.public_key import get_certificate_algs, get_public_key_algs
 
+from mgmtbench.clients.asyncssh.knobs import AES128_GCM, KEX_ORDER
 from mgmtbench.clients.base import check_algorithm_names, require_credentials
 from mgmtbench.clients.roundtrips import RoundTripCounter, counting_protocol
 from mgmtbench.errors import AuthenticationFailed, ClientError, ClientTimeout, ConnectionFailed
@@ -60,9 +61,12 @@ def _supported(field: str) -> list[str]:
     return [name.decode() for name in _OPTIONS[field][1]()]
 
 
-def connect_options(target: Target, known_hosts: Any) -> dict[str, Any]:
+def connect_options(target: Target, known_hosts: Any,
+                    tuned_with: Callable[[str], bool] = lambda knob: False) -> dict[str, Any]:
     """Keyword arguments of ``asyncssh.connect`` for ``target`` (``known_hosts`` as asyncssh
-    takes it: a path, a parsed ``SSHKnownHosts``, or None for no check)."""
+    takes it: a path, a parsed ``SSHKnownHosts``, or None for no check), with the knobs
+    (:mod:`.knobs`) that ``tuned_with`` (the client's) says it runs with; a choice the target
+    makes itself wins over a knob's."""
     options: dict[str, Any] = {"host": target.host, "port": target.ssh_port,
                                "username": target.username, "known_hosts": known_hosts}
     if target.auth is Auth.PASSWORD:
@@ -71,6 +75,10 @@ def connect_options(target: Target, known_hosts: Any) -> dict[str, Any]:
         options.update(client_keys=[str(target.key_file)], agent_path=None, password=None)
     else:
         options.update(agent_path=str(target.agent_socket), password=None)
+    if tuned_with(AES128_GCM.name):
+        options["encryption_algs"] = "^aes128-gcm@openssh.com"
+    if tuned_with(KEX_ORDER.name):
+        options["kex_algs"] = "^curve25519-sha256,ecdh-sha2-nistp256"
     for field, (option, _) in _OPTIONS.items():
         if chosen := getattr(target.algorithms, field):
             options[option] = list(chosen)

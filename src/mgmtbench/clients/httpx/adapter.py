@@ -67,6 +67,9 @@ Commands go in the URL path with spaces as ``+`` and ``/`` as ``%2F`` (``quote_p
 safe="")``). Environment proxies, ``.netrc`` and ``SSL_CERT_FILE`` are ignored
 (``trust_env=False``). Any status but 200 is a :class:`ClientError`; 401 (a wrong password) is
 :class:`AuthenticationFailed`.
+
+Knobs (:mod:`.knobs`): ``httpx+http2`` and ``httpx-async+http2`` offer HTTP/2 beside HTTP/1.1 in
+every mode (``http2=True``; the sync client then needs ``h2`` too). Measured not to matter.
 """
 
 from __future__ import annotations
@@ -78,6 +81,7 @@ from typing import Any, ClassVar
 from urllib.parse import quote_plus
 
 from mgmtbench.clients.base import AsyncClient, TranslatedClient, Transport
+from mgmtbench.clients.httpx.knobs import HTTP2, KNOBS
 from mgmtbench.clients.translate import Translator, optional_errors, translate_errors
 from mgmtbench.errors import AuthenticationFailed, ClientError, ClientTimeout, ConnectionFailed
 from mgmtbench.targets import Target
@@ -218,6 +222,7 @@ class HttpxClient(_Https, TranslatedClient):
              "conn-per-iteration", "batch-post-fresh", "multi-cmd-fresh")
     extra = "httpx"
     needs = ("httpx",)
+    all_knobs = KNOBS
 
     counts_round_trips = True
 
@@ -227,12 +232,13 @@ class HttpxClient(_Https, TranslatedClient):
     def _new_client(self) -> httpx.Client:
         assert self._context is not None
         limits = kept.limits(self.mode in _KEPT)
+        http2 = self.tuned_with(HTTP2.name)
         counted = None  # None: httpx makes its transport from the same four options
         if self.round_trips is not None:
             counted = counting.sync_transport(self.round_trips, verify=self._context, http1=True,
-                                              http2=False, limits=limits)
+                                              http2=http2, limits=limits)
         return httpx.Client(base_url=base_url(self.target), auth=self._auth(), verify=self._context,
-                            http1=True, http2=False, limits=limits, timeout=TIMEOUT,
+                            http1=True, http2=http2, limits=limits, timeout=TIMEOUT,
                             trust_env=False, transport=counted, headers=HEADERS)
 
     def _auth(self) -> tuple[str, str]:
@@ -303,21 +309,24 @@ class HttpxAsyncClient(_Https, AsyncClient):
     extra = "httpx"
     needs = ("httpx", "h2")
     counts_round_trips = True
+    all_knobs = KNOBS
 
     _client: Any = None
     _context: ssl.SSLContext | None = None
 
     def _new_client(self, http2: bool = False) -> httpx.AsyncClient:
+        """A client; ``http2``: HTTP/2 only, one connection at most (``h2-multiplex`` must
+        multiplex, not spread over a pool). The ``http2`` knob offers HTTP/2 beside HTTP/1.1."""
         assert self._context is not None
-        # One connection at most: h2-multiplex must multiplex, not spread over a pool.
         limits = kept.limits(self.mode in ("keep-alive", "h2-multiplex"), one_connection=http2)
+        offer_h2 = http2 or self.tuned_with(HTTP2.name)
         counted = None  # None: httpx makes its transport from the same four options
         if self.round_trips is not None:
             counted = counting.async_transport(self.round_trips, verify=self._context,
-                                               http1=not http2, http2=http2, limits=limits)
+                                               http1=not http2, http2=offer_h2, limits=limits)
         return httpx.AsyncClient(base_url=base_url(self.target),
                                  auth=(self.target.username, self.target.password),
-                                 verify=self._context, http1=not http2, http2=http2,
+                                 verify=self._context, http1=not http2, http2=offer_h2,
                                  limits=limits, timeout=TIMEOUT, trust_env=False,
                                  transport=counted, headers=HEADERS)
 

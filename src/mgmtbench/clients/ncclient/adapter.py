@@ -50,6 +50,13 @@ synchronous request right after the previous reply therefore waits most of 0.1 s
 sent: on loopback a kept session runs at ~102 ms per RPC (the emulator answers in ~0.5 ms), and
 ncclient's libssh transport (``use_libssh=True``) shares the loop and the wait. ncclient has no
 option for the tick (a module constant); with it at 1 ms the same loop takes ~2 ms per RPC.
+
+Knobs (:mod:`.knobs`): ``tick`` assigns ``ncclient.transport.session.TICK = 0.001``, as a user
+can; a module constant is the process's, so every connect here sets it to the value of the
+client making it (ncclient's own 0.1 s as shipped); every session's thread reads the value on
+every pass, so clients with different ticks must not run at once (the benchmarks run one at a
+time). ``tcp-nodelay`` makes the socket
+(``sock=``) with ``TCP_NODELAY`` set. ``ncclient+tuned`` has both.
 """
 
 from __future__ import annotations
@@ -68,9 +75,11 @@ from mgmtbench.clients.base import (
     Transport,
     password_or_key_only,
 )
+from mgmtbench.clients.ncclient.knobs import KNOBS, TCP_NODELAY, TICK
 from mgmtbench.clients.netconf import rpcs
 from mgmtbench.clients.roundtrips import CountingSocket
 from mgmtbench.clients.translate import Translator, optional_errors, translate_errors
+from mgmtbench.clients.tuning import tuned
 from mgmtbench.errors import (
     AuthenticationFailed,
     ClientError,
@@ -83,6 +92,7 @@ try:
     import ncclient
     import ncclient.operations
     import ncclient.transport
+    import ncclient.transport.session
     import paramiko
     from ncclient import manager
     from ncclient.devices.iosxe import IosxeDeviceHandler
@@ -90,6 +100,9 @@ except ImportError:  # reported by Client.missing()
     ncclient = None
 
 _TIMEOUT = 30
+#: ncclient's own ``TICK`` (0.1 s), and the ``tick`` knob's.
+_SHIPPED_TICK = ncclient.transport.session.TICK if ncclient is not None else 0.1
+_TUNED_TICK = 0.001
 
 #: The ncclient device handler (``device_params={"name": ...}``) per platform; ``default`` for
 #: the others.
@@ -136,6 +149,7 @@ class NcclientClient(TranslatedClient):
     extra = "ncclient"
     needs = ("ncclient",)
     counts_round_trips = True
+    all_knobs = KNOBS
 
     _manager: Any = None
 
@@ -170,9 +184,17 @@ class NcclientClient(TranslatedClient):
             if device["name"] == "iosxe":
                 device["handler"] = _checked_iosxe()
         options["device_params"] = device
-        if self.round_trips is not None:
+        nodelay = self.tuned_with(TCP_NODELAY.name)
+        if self.round_trips is not None or nodelay:
             raw = socket.create_connection((t.host, port), timeout=_TIMEOUT)
-            options["sock"] = CountingSocket(raw, self.round_trips.connection())
+            if nodelay:
+                raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            options["sock"] = (raw if self.round_trips is None
+                               else CountingSocket(raw, self.round_trips.connection()))
+        # A module constant, read by every session's thread on every pass: set for this
+        # client (shipped or tuned) before each connect; clients run one after the other.
+        ncclient.transport.session.TICK = (_TUNED_TICK if self.tuned_with(TICK.name)
+                                           else _SHIPPED_TICK)
         return manager.connect(**options)
 
     def setup(self) -> None:
@@ -216,6 +238,10 @@ class NcclientClient(TranslatedClient):
                 if conn.connected:
                     conn.async_mode = False
                     conn.close_session()
+
+
+#: ncclient with every knob that matters.
+NcclientClientTuned = tuned(NcclientClient, KNOBS)
 
 
 def _reply_xml(reply: Any) -> str:

@@ -39,7 +39,8 @@ library clients, is ignored.
 Timing notes: every command costs a fork/exec of ``ssh`` (and, without the master, a full
 connection: key exchange and a public-key signature); with the master, a Unix-socket round trip
 to it and a channel open; ``fresh-conn`` adds the master's own start (a fork/exec, the
-connection) and stop per iteration. ``ssh`` sets ``TCP_NODELAY`` on interactive (PTY) sessions only.
+connection) and stop per iteration. ``ssh`` sets ``TCP_NODELAY`` on every connection, the
+ControlMaster's included (``ssh_packet_set_interactive``; see :mod:`.knobs`).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ from pathlib import Path
 from typing import IO
 
 from mgmtbench.clients.base import REUSING_MODES, SSH_MODES, TranslatedClient, Transport
+from mgmtbench.clients.openssh.knobs import AES128_GCM, IPQOS, KNOBS
 from mgmtbench.clients.pty import SyncPty
 from mgmtbench.clients.translate import Translator, translate_errors
 from mgmtbench.errors import (
@@ -101,6 +103,7 @@ class OpensshClient(TranslatedClient):
     modes = SSH_MODES
     extra = "all"  # not a Python library: the hint comes from missing()
     needs = ()
+    all_knobs = KNOBS
 
     _dir: tempfile.TemporaryDirectory[str] | None = None
     _socket: Path | None = None
@@ -153,9 +156,20 @@ class OpensshClient(TranslatedClient):
         else:
             hosts = ["-o", "UserKnownHostsFile=/dev/null", "-o", "StrictHostKeyChecking=no"]
         return ["ssh", "-F", "/dev/null", "-o", "BatchMode=yes", *login, *hosts,
-                "-o", "GlobalKnownHostsFile=/dev/null", *_algorithm_options(t),
+                "-o", "GlobalKnownHostsFile=/dev/null", *self._knob_options(),
+                *_algorithm_options(t),
                 "-o", f"ConnectTimeout={_TIMEOUT}", "-o", "LogLevel=ERROR",
                 "-p", str(t.ssh_port), "-l", t.username, *options, t.host]
+
+    def _knob_options(self) -> list[str]:
+        """The ``-o`` options of the knobs this client runs with (:mod:`.knobs`), before the
+        target's own algorithm choices: ssh takes an option's first value, so a knob wins."""
+        options = []
+        if self.tuned_with(AES128_GCM.name):
+            options += ["-o", "Ciphers=aes128-gcm@openssh.com"]
+        if self.tuned_with(IPQOS.name):
+            options += ["-o", "IPQoS=none"]
+        return options
 
     def _mux(self) -> list[str]:
         """``ssh`` as a client of the ControlMaster (never a connection of its own)."""
