@@ -56,8 +56,8 @@ SHORT_TIMEOUTS = Knob(
     change=("conn = ConnectHandler(..., conn_timeout=5, auth_timeout=5, banner_timeout=5,\n"
             "                      read_timeout_override=5)"),
     why=("time-outs are upper bounds on waits that end when the answer comes "
-         "(read_until_pattern, paramiko's connect): no change, pty-fresh 723 vs 727 ms at local, "
-         "1,529 vs 1,474 ms at regional (noise), pty-kept 420 vs 415 ms at local"),
+         "(read_until_pattern, paramiko's connect): no change, pty-fresh 734 vs 727 ms at local, "
+         "1,447 vs 1,456 ms at regional, pty-kept 416 vs 422 ms at local"),
     matters=False,
 )
 

@@ -51,8 +51,10 @@ import os
 import shutil
 from typing import Any, ClassVar
 
+from mgmtbench.clients.scrapli.knobs import KNOBS, READ_MAX_DELAY, READ_SIZE
 from mgmtbench.clients.session import SessionClient
 from mgmtbench.clients.translate import Translator, optional_errors, translate_errors
+from mgmtbench.clients.tuning import tuned
 from mgmtbench.errors import (
     AuthenticationFailed,
     ClientError,
@@ -106,12 +108,22 @@ class _ScrapliClient(SessionClient):
     #: scrapli's name for the SSH transport.
     kind: ClassVar[str]
     no_algorithms = " (scrapli has no option for them)"
+    all_knobs = KNOBS
 
     def _translating(self) -> Translator:
         return translate_errors(self.name, ERRORS, classify=_classify)
 
     def _transport_options(self) -> Any:
         raise NotImplementedError
+
+    def _session_options(self) -> dict[str, Any]:
+        """The ``SessionOptions`` the knobs this client runs with set."""
+        options: dict[str, Any] = {}
+        if self.tuned_with(READ_MAX_DELAY.name):
+            options["read_max_delay_ns"] = 1_000_000
+        if self.tuned_with(READ_SIZE.name):
+            options["read_size"] = 65_536
+        return options
 
     def _open(self) -> Any:
         t = self.target
@@ -126,7 +138,8 @@ class _ScrapliClient(SessionClient):
             auth_options=scrapli.AuthOptions(
                 username=t.username, **login,
                 lookups=[scrapli.LookupKeyValue(key="enable", value=t.enable_secret)]),
-            session_options=scrapli.SessionOptions(operation_timeout_s=OPERATION_TIMEOUT),
+            session_options=scrapli.SessionOptions(operation_timeout_s=OPERATION_TIMEOUT,
+                                                   **self._session_options()),
             transport_options=self._transport_options(),
         )
         try:
@@ -179,6 +192,11 @@ class ScrapliSsh2Client(_ScrapliClient):
         known = self.target.known_hosts
         return scrapli.TransportSsh2Options(
             known_hosts_path=str(known) if known is not None else None)
+
+
+#: scrapli on each transport with every knob that matters.
+ScrapliBinClientTuned = tuned(ScrapliBinClient, KNOBS)
+ScrapliSsh2ClientTuned = tuned(ScrapliSsh2Client, KNOBS)
 
 
 def output_of(command: str, retained: str, privileged: str = "#", gap: str = "") -> str:
