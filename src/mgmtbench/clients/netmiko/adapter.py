@@ -17,7 +17,9 @@ Modes:
 device that logs in at privilege 15 lands at ``#``).
 
 The driver (``device_type``) is the platform's ``[clients] netmiko_device_type`` in
-``transcripts/<platform>/platform.toml``, with Netmiko's defaults (``fast_cli=True``). The device's
+``transcripts/<platform>/platform.toml``, with Netmiko's defaults (``fast_cli=True``; the
+connect time-out raised to 30 s, a bound only); the knobs (:mod:`.knobs`) change those in
+``netmiko+<knob>`` and ``netmiko+tuned``. The device's
 host key is checked against ``target.known_hosts`` when there is one (``ssh_strict`` with that
 file as Netmiko's ``alt_key_file``, the system's known_hosts ignored).
 

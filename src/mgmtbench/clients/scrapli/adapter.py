@@ -1,7 +1,9 @@
 """scrapli (the libscrapli generation): its own PTY logic, in Zig behind an FFI, on each of its SSH
 transports.
 
-One adapter per SSH transport scrapli offers, sharing :class:`_ScrapliClient`:
+One adapter per SSH transport scrapli offers, sharing :class:`_ScrapliClient`, with libscrapli's
+default session options (the operation time-out raised to 30 s, a bound only); the knobs
+(:mod:`.knobs`) change those in ``<client>+<knob>`` and ``<client>+tuned``:
 
 - ``scrapli-bin``: the system OpenSSH client (``ssh`` on PATH) in a PTY that libscrapli drives;
   strict host-key checking against ``target.known_hosts`` and an empty ssh_config

@@ -6,7 +6,8 @@ Not knobs: the old scrapli's ``timeout_socket``/``timeout_transport``/``timeout_
 ``comms_prompt_pattern`` and ``comms_return_char`` do not exist in libscrapli (one
 ``operation_timeout``, the prompt patterns in the platform definition, ``return_char`` only
 changes what ends a line sent). The ssh2 transport makes its socket inside libscrapli and has
-no option for it, so TCP_NODELAY cannot be set by a user.
+no option for it, so TCP_NODELAY cannot be set by a user (strace: libscrapli's connect is followed
+by no setsockopt; the bin transport's OpenSSH sets TCP_NODELAY itself for an interactive session).
 """
 
 from mgmtbench.clients.tuning import Knob
