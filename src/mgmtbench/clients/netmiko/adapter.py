@@ -17,7 +17,9 @@ Modes:
 device that logs in at privilege 15 lands at ``#``).
 
 The driver (``device_type``) is the platform's ``[clients] netmiko_device_type`` in
-``transcripts/<platform>/platform.toml``, with Netmiko's defaults (``fast_cli=True``). The device's
+``transcripts/<platform>/platform.toml``, with Netmiko's defaults (``fast_cli=True``; the
+connect time-out raised to 30 s, a bound only); the knobs (:mod:`.knobs`) change those in
+``netmiko+<knob>`` and ``netmiko+tuned``. The device's
 host key is checked against ``target.known_hosts`` when there is one (``ssh_strict`` with that
 file as Netmiko's ``alt_key_file``, the system's known_hosts ignored).
 
@@ -42,13 +44,23 @@ The one case this cannot tell apart: an output made only of blank lines (``"\\n"
 
 from __future__ import annotations
 
+import re
 import socket
 from typing import Any
 
 from mgmtbench.clients.base import KEPT_SHELL
+from mgmtbench.clients.netmiko.knobs import (
+    CMD_VERIFY_OFF,
+    EXPECT_STRING,
+    GLOBAL_DELAY_FACTOR,
+    KNOBS,
+    SHORT_TIMEOUTS,
+    TCP_NODELAY,
+)
 from mgmtbench.clients.roundtrips import CountingSocket
 from mgmtbench.clients.session import SessionClient
 from mgmtbench.clients.translate import Translator, optional_errors, translate_errors
+from mgmtbench.clients.tuning import tuned
 from mgmtbench.errors import (
     AuthenticationFailed,
     ClientError,
@@ -105,6 +117,21 @@ class NetmikoClient(SessionClient):
     no_algorithms = " (it can only disable paramiko's)"
     modes = ("pty-fresh", "pty-reuse", KEPT_SHELL)
     counts_round_trips = True
+    all_knobs = KNOBS
+    #: With ``expect-string``: the privileged prompt (escaped), found once after ``enable``.
+    _prompt: str | None = None
+
+    def _settings(self) -> dict[str, Any]:
+        """The ``ConnectHandler`` arguments the knobs this client runs with set."""
+        settings: dict[str, Any] = {}
+        if self.tuned_with(GLOBAL_DELAY_FACTOR.name):
+            settings["global_delay_factor"] = 0.02
+        if self.tuned_with(CMD_VERIFY_OFF.name):
+            settings["global_cmd_verify"] = False
+        if self.tuned_with(SHORT_TIMEOUTS.name):
+            settings.update(conn_timeout=5, auth_timeout=5, banner_timeout=5,
+                            read_timeout_override=5)
+        return settings
 
     def _translating(self) -> Translator:
         return translate_errors(self.name, ERRORS, classify=_classify)
@@ -121,20 +148,27 @@ class NetmikoClient(SessionClient):
         else:
             login = {"password": t.password, "use_keys": False}
         counted: dict[str, Any] = {}
-        if self.round_trips is not None:
+        nodelay = self.tuned_with(TCP_NODELAY.name)
+        if self.round_trips is not None or nodelay:
             raw = socket.create_connection((t.host, t.ssh_port), timeout=_CONNECT_TIMEOUT)
-            counted["sock"] = CountingSocket(raw, self.round_trips.connection())
+            if nodelay:
+                raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            counted["sock"] = (raw if self.round_trips is None
+                               else CountingSocket(raw, self.round_trips.connection()))
+        settings = {"conn_timeout": _CONNECT_TIMEOUT, **self._settings()}
         try:
             conn = netmiko.ConnectHandler(
                 device_type=self.driver(t.platform), host=t.host, port=t.ssh_port,
                 username=t.username, secret=t.enable_secret, allow_agent=False,
-                conn_timeout=_CONNECT_TIMEOUT, **login, **keys, **counted)
+                **settings, **login, **keys, **counted)
         except BaseException:
             if "sock" in counted:
                 counted["sock"].close()
             raise
         try:
             conn.enable()
+            if self.tuned_with(EXPECT_STRING.name):
+                self._prompt = re.escape(conn.find_prompt())
         except BaseException:
             conn.disconnect()
             raise
@@ -158,7 +192,7 @@ class NetmikoClient(SessionClient):
     def _commands(self, session: Any, commands: list[str]) -> str:
         outputs = []
         for command in commands:
-            output = session.send_command(command)
+            output = session.send_command(command, expect_string=self._prompt)
             if not isinstance(output, str):
                 raise WrongOutput(f"netmiko: unexpected {type(output).__name__} for {command!r}")
             gap = self.target.prompt_gap  # Junos's empty line before its prompt
@@ -166,3 +200,7 @@ class NetmikoClient(SessionClient):
                 output = output[:-len(gap)]
             outputs.append(output + "\n" if output else "")
         return "".join(outputs)
+
+
+#: Netmiko with every knob that matters.
+NetmikoClientTuned = tuned(NetmikoClient, KNOBS)

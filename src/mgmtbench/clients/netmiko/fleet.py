@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mgmtbench.clients.base import KEPT_SHELL
 from mgmtbench.clients.fleet.adapted import AdaptedFleet
-from mgmtbench.clients.netmiko.adapter import NetmikoClient
+from mgmtbench.clients.netmiko.adapter import NetmikoClient, NetmikoClientTuned
 
 
 class NetmikoFleet(AdaptedFleet):
@@ -14,3 +14,9 @@ class NetmikoFleet(AdaptedFleet):
     how = "ThreadPoolExecutor, one ConnectHandler per device"
     adapter = NetmikoClient
     mode = KEPT_SHELL
+
+
+class NetmikoFleetTuned(NetmikoFleet):
+    """Netmiko fleet runner with every knob that matters (``netmiko+tuned``)."""
+    name = "netmiko+tuned"
+    adapter = NetmikoClientTuned

@@ -1,7 +1,9 @@
 """scrapli (the libscrapli generation): its own PTY logic, in Zig behind an FFI, on each of its SSH
 transports.
 
-One adapter per SSH transport scrapli offers, sharing :class:`_ScrapliClient`:
+One adapter per SSH transport scrapli offers, sharing :class:`_ScrapliClient`, with libscrapli's
+default session options (the operation time-out raised to 30 s, a bound only); the knobs
+(:mod:`.knobs`) change those in ``<client>+<knob>`` and ``<client>+tuned``:
 
 - ``scrapli-bin``: the system OpenSSH client (``ssh`` on PATH) in a PTY that libscrapli drives;
   strict host-key checking against ``target.known_hosts`` and an empty ssh_config
@@ -51,8 +53,10 @@ import os
 import shutil
 from typing import Any, ClassVar
 
+from mgmtbench.clients.scrapli.knobs import KNOBS, READ_MAX_DELAY, READ_SIZE
 from mgmtbench.clients.session import SessionClient
 from mgmtbench.clients.translate import Translator, optional_errors, translate_errors
+from mgmtbench.clients.tuning import tuned
 from mgmtbench.errors import (
     AuthenticationFailed,
     ClientError,
@@ -106,12 +110,22 @@ class _ScrapliClient(SessionClient):
     #: scrapli's name for the SSH transport.
     kind: ClassVar[str]
     no_algorithms = " (scrapli has no option for them)"
+    all_knobs = KNOBS
 
     def _translating(self) -> Translator:
         return translate_errors(self.name, ERRORS, classify=_classify)
 
     def _transport_options(self) -> Any:
         raise NotImplementedError
+
+    def _session_options(self) -> dict[str, Any]:
+        """The ``SessionOptions`` the knobs this client runs with set."""
+        options: dict[str, Any] = {}
+        if self.tuned_with(READ_MAX_DELAY.name):
+            options["read_max_delay_ns"] = 1_000_000
+        if self.tuned_with(READ_SIZE.name):
+            options["read_size"] = 65_536
+        return options
 
     def _open(self) -> Any:
         t = self.target
@@ -126,7 +140,8 @@ class _ScrapliClient(SessionClient):
             auth_options=scrapli.AuthOptions(
                 username=t.username, **login,
                 lookups=[scrapli.LookupKeyValue(key="enable", value=t.enable_secret)]),
-            session_options=scrapli.SessionOptions(operation_timeout_s=OPERATION_TIMEOUT),
+            session_options=scrapli.SessionOptions(operation_timeout_s=OPERATION_TIMEOUT,
+                                                   **self._session_options()),
             transport_options=self._transport_options(),
         )
         try:
@@ -179,6 +194,11 @@ class ScrapliSsh2Client(_ScrapliClient):
         known = self.target.known_hosts
         return scrapli.TransportSsh2Options(
             known_hosts_path=str(known) if known is not None else None)
+
+
+#: scrapli on each transport with every knob that matters.
+ScrapliBinClientTuned = tuned(ScrapliBinClient, KNOBS)
+ScrapliSsh2ClientTuned = tuned(ScrapliSsh2Client, KNOBS)
 
 
 def output_of(command: str, retained: str, privileged: str = "#", gap: str = "") -> str:

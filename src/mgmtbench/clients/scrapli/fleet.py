@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from mgmtbench.clients.base import KEPT_SHELL
 from mgmtbench.clients.fleet.adapted import AdaptedFleet
-from mgmtbench.clients.scrapli.adapter import ScrapliBinClient, ScrapliSsh2Client
+from mgmtbench.clients.scrapli.adapter import (
+    ScrapliBinClient,
+    ScrapliBinClientTuned,
+    ScrapliSsh2Client,
+    ScrapliSsh2ClientTuned,
+)
 
 
 class ScrapliBinFleet(AdaptedFleet):
@@ -24,3 +29,15 @@ class ScrapliSsh2Fleet(AdaptedFleet):
     how = "ThreadPoolExecutor, one IOSXEDriver (ssh2 transport) per device"
     adapter = ScrapliSsh2Client
     mode = KEPT_SHELL
+
+
+class ScrapliBinFleetTuned(ScrapliBinFleet):
+    """scrapli (bin transport) fleet runner with every knob that matters."""
+    name = "scrapli-bin+tuned"
+    adapter = ScrapliBinClientTuned
+
+
+class ScrapliSsh2FleetTuned(ScrapliSsh2Fleet):
+    """scrapli (ssh2 transport) fleet runner with every knob that matters."""
+    name = "scrapli-ssh2+tuned"
+    adapter = ScrapliSsh2ClientTuned
