@@ -20,6 +20,7 @@ from mgmtbench.clients.fleet import FLEET_RUNNERS, fleet_runner
 from mgmtbench.clients.fleet.worker import _target, _target_dict
 from mgmtbench.clients.pty import output_of, prompt_for
 from mgmtbench.clients.translate import ErrorMap, translate_errors
+from mgmtbench.clients.tuning import shipped_name
 from mgmtbench.errors import (
     AuthenticationFailed,
     ClientError,
@@ -38,7 +39,7 @@ PASSWORD_CLIENTS = [
         strict=True, raises=ClientError,
         reason="libscrapli's ssh2 transport reports a refused password as 'Transport:' with no "
                "text (only its log says 'failed password authentication')"))
-    if c == "scrapli-ssh2" else c
+    if shipped_name(c) == "scrapli-ssh2" else c
     for c in CLIENTS if c != "openssh" and not adapter(c).blocks_other_threads]
 #: parallel-ssh leaves its socket open when the TCP connect fails (a ResourceWarning at GC).
 LEAKS_ON_REFUSED = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")

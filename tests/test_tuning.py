@@ -88,17 +88,24 @@ def test_clients_tuned_runs_each_library_shipped_knob_by_knob_then_tuned() -> No
         assert set(mine) >= {n for n in TUNED_CLIENTS if shipped_name(n) == library}
 
 
-def _nodelay_of_sockets_to(port: int) -> list[int]:
-    """TCP_NODELAY of every TCP socket of this process connected to ``port`` on loopback."""
+def _nodelay_of_sockets_to(ports: set[int]) -> list[int]:
+    """TCP_NODELAY of every TCP socket of this process connected to one of ``ports``."""
     found = []
     for fd in os.listdir("/proc/self/fd"):
-        try:
-            sock = socket.socket(fileno=os.dup(int(fd)))
+        try:  # (the listing's own descriptor is gone by now)
+            if not os.readlink(f"/proc/self/fd/{fd}").startswith("socket:"):
+                continue
+            copy = os.dup(int(fd))
         except OSError:
+            continue
+        try:
+            sock = socket.socket(fileno=copy)
+        except OSError:
+            os.close(copy)
             continue
         with sock:
             try:
-                if sock.type != socket.SOCK_STREAM or sock.getpeername()[1] != port:
+                if sock.type != socket.SOCK_STREAM or sock.getpeername()[1] not in ports:
                     continue
             except (OSError, IndexError, TypeError):
                 continue
@@ -120,26 +127,26 @@ def test_tcp_nodelay_is_set_on_the_connection_and_only_with_the_knob(
         if hint := cls.missing():
             pytest.fail(hint)
         mode = next(m for m in cls.modes if m in REUSING_MODES)
-        port = ios_target.https_port if cls.service(mode).name.startswith("HTTP") else (
-            ios_target.ssh_port)
-        seen = _during_setup(cls(ios_target, mode), port)
-        assert seen, f"{client}: no connection to port {port} after setup"
+        ports = {ios_target.ssh_port, ios_target.https_port,
+                 ios_target.netconf_port or ios_target.ssh_port, ios_target.gnmi_port}
+        seen = _during_setup(cls(ios_target, mode), ports)
+        assert seen, f"{client}: no connection to the device after setup"
         assert set(seen) == {want}, f"{client} {mode}: TCP_NODELAY {seen}"
 
 
-def _during_setup(client: Client | AsyncClient, port: int) -> list[int]:
+def _during_setup(client: Client | AsyncClient, ports: set[int]) -> list[int]:
     if isinstance(client, AsyncClient):
         async def go() -> list[int]:
             await client.setup()
             try:
-                return _nodelay_of_sockets_to(port)
+                return _nodelay_of_sockets_to(ports)
             finally:
                 await client.teardown()
 
         return asyncio.run(go())
     client.setup()
     try:
-        return _nodelay_of_sockets_to(port)
+        return _nodelay_of_sockets_to(ports)
     finally:
         client.teardown()
 
