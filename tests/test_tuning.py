@@ -83,8 +83,8 @@ def test_clients_tuned_runs_each_library_shipped_knob_by_knob_then_tuned() -> No
     for library in SHIPPED_WITH_KNOBS:
         mine = [n for n in names if shipped_name(n) == library]
         assert mine[0] == library
-        assert mine[1:1 + len(knobs_of(library))] == [
-            f"{library}+{knob.name}" for knob in knobs_of(library)]
+        correct = [knob for knob in knobs_of(library) if knob.correct]
+        assert mine[1:1 + len(correct)] == [f"{library}+{knob.name}" for knob in correct]
         assert set(mine) >= {n for n in TUNED_CLIENTS if shipped_name(n) == library}
 
 

@@ -101,7 +101,7 @@ def tuning_clients() -> list[str]:
     out: list[str] = []
     for name in clients():
         if "+" not in name and knobs_of(name):
-            out += [name, *(f"{name}+{knob.name}" for knob in knobs_of(name)),
+            out += [name, *(f"{name}+{knob.name}" for knob in knobs_of(name) if knob.correct),
                     *(tuned for tuned in clients() if tuned.startswith(name + "+"))]
     return out
 

@@ -46,6 +46,10 @@ class Knob:
     why: str
     #: Whether it was measured to matter: only those are in the library's ``+tuned`` client.
     matters: bool = True
+    #: False if the library gives wrong outputs with it (measured against the transcripts): a
+    #: change not to make, listed in the report, left out of ``--clients tuned`` (a run of it
+    #: would only fail), still a client by name (``<library>+<knob>``) to see it fail.
+    correct: bool = True
 
 
 def shipped_name(name: str) -> str:
@@ -56,7 +60,7 @@ def shipped_name(name: str) -> str:
 
 def tuned(base: C, knobs: tuple[Knob, ...]) -> C:
     """``base`` with every knob of ``knobs`` that matters, named ``<base>+tuned``."""
-    chosen = tuple(knob for knob in knobs if knob.matters)
+    chosen = tuple(knob for knob in knobs if knob.matters and knob.correct)
     if not chosen:
         raise ValueError(f"{base.name}: no knob that matters, so no tuned client")
     return _variant(base, base.name + TUNED, chosen, knobs)

@@ -99,7 +99,8 @@ def render(frame: pd.DataFrame) -> list[str]:
             continue
         lines += [f"### {library}: the changes", ""]
         for knob in knobs:
-            verdict = "" if knob.matters else " (measured: does not matter; not in +tuned)"
+            verdict = (" (measured: wrong outputs; do not)" if not knob.correct else
+                       "" if knob.matters else " (measured: does not matter; not in +tuned)")
             lines += [f"- **{knob.name}**{verdict}: {knob.why}", "", "  ```python",
                       *[f"  {line}" for line in knob.change.splitlines()], "  ```", ""]
     return lines

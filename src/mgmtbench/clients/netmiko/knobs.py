@@ -49,6 +49,7 @@ CMD_VERIFY_OFF = Knob(
          "a prompt that is only the echo's line can end the read: wrong outputs at regional "
          "(every mode, in two runs; checked against the transcripts), so not a knob to use"),
     matters=False,
+    correct=False,
 )
 
 SHORT_TIMEOUTS = Knob(
