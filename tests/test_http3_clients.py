@@ -41,9 +41,10 @@ ROUND_TRIPS = {
     "0rtt-resumption": 1 + N,  # a resumed handshake still takes its round trip (the study: 6)
     "0rtt": N,  # the first GET answered with the handshake (ours: 5 at 5 commands)
 }
-#: Round trips a library adds to a mode. urllib3-future (niquests) holds a request's last
+#: Round trips a library may add to a mode. urllib3-future (niquests) holds a request's last
 #: piece while two ack-eliciting packets are unacknowledged (``should_wait_remote_flow_control``
-#: in its qh3 protocol): a POST's headers and body are two, so its end waits for an ACK.
+#: in its qh3 protocol): a POST's headers and body are two, so its end waits for an ACK, unless
+#: the device's ACKs of what went before are in by then (a CI run saw 1 of 3 rounds take 1).
 LIBRARY_EXTRA = {("niquests-h3", "batch-post"): 1, ("niquests-h3-async", "batch-post"): 1}
 
 
@@ -129,11 +130,13 @@ def test_outputs_are_the_devices(name: str, mode: str, ios_target: Target) -> No
 @pytest.mark.parametrize(("name", "mode"), CASES, ids=IDS)
 def test_round_trips_per_mode(name: str, mode: str,
                               relay_for: Callable[[float], Target]) -> None:
-    """Whole round trips in the fastest of three rounds: what the mode waits for, no more."""
+    """Whole round trips in the fastest of three rounds: what the mode waits for, no more (and
+    what its library may add)."""
     cls = available(name)
     times, _ = timed_rounds(cls(relay_for(DELAY), mode), COMMANDS, rounds=3)
-    want = ROUND_TRIPS[mode] + LIBRARY_EXTRA.get((name, mode), 0)
-    assert math.floor(min(times) / RTT) == want, times
+    least = ROUND_TRIPS[mode]
+    assert least <= math.floor(min(times) / RTT) <= least + LIBRARY_EXTRA.get((name, mode), 0), \
+        times
 
 
 def test_0rtt_takes_one_round_trip_fewer_than_fresh_conn(
