@@ -8,9 +8,9 @@ client has none.
 A library's tuned client is a client of its own in the matrix, named ``<library>+tuned``, with every
 knob that was measured to matter (:func:`tuned`); each knob alone is ``<library>+<knob>``
 (:func:`with_knobs`), which the transport benchmark with ``--clients tuned`` (``nox -s knobs``)
-measures one by one against the library as shipped. Knobs that were measured and do not matter are declared too
-(``matters=False``, with the figure that says so in ``why``): the report lists them, and the tuned
-client leaves them out.
+measures one by one against the library as shipped. Knobs that were measured and do not matter
+are declared too (``matters=False``, with the figure that says so in ``why``): the report lists
+them, and the tuned client leaves them out.
 
 Declared in the library's package (``mgmtbench/clients/<library>/knobs.py``, importing nothing of
 the library), so the report can print the change without the library installed.
