@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import logging
 import os
 import resource
@@ -36,6 +35,7 @@ from mgmtbench.emulator.ssh.server import (
 )
 from mgmtbench.emulator.yang.datastore import platform_families
 from mgmtbench.errors import UsageError
+from mgmtbench.listening import bind_error, bound
 from mgmtbench.loopthread import LoopThread
 from mgmtbench.privatefiles import create_new, private_folder, replace_private
 
@@ -234,7 +234,7 @@ class Emulator:
                 connections=self._ssh_connections, counts=counts, subsystems=subsystems,
                 cli_allowed=netconf_only is None)
         except OSError as exc:
-            raise _bind_error("SSH" if netconf_only is None else "NETCONF", host, port,
+            raise bind_error("SSH" if netconf_only is None else "NETCONF", host, port,
                               exc) from exc
         except (ValueError, asyncssh.Error) as exc:
             raise UsageError(f"cannot start the SSH server: {exc}") from exc
@@ -269,7 +269,7 @@ class Emulator:
     def _bind_https(self, index: int) -> int:
         opts = self.options
         port, host = opts.port(opts.https_port, index), opts.address(index)
-        sock = _bound("HTTPS", host, port, socket.SOCK_STREAM)
+        sock = bound("HTTPS", host, port, socket.SOCK_STREAM)
         self._https_sockets.append(sock)
         return int(sock.getsockname()[1])
 
@@ -279,7 +279,7 @@ class Emulator:
         opts = self.options
         host = opts.address(index)
         port = https_port if opts.http3_port is None else opts.port(opts.http3_port, index)
-        sock = _bound("HTTP/3 (UDP)", host, port, socket.SOCK_DGRAM)
+        sock = bound("HTTP/3 (UDP)", host, port, socket.SOCK_DGRAM)
         self._http3_sockets.append(sock)
         return int(sock.getsockname()[1])
 
@@ -502,34 +502,6 @@ def open_files_for(options: EmulatorOptions) -> int:
         raise UsageError(f"cannot raise the open-files limit from {soft} to {needed}: "
                          f"{exc}") from None
     return needed
-
-
-def _bound(what: str, host: str, port: int, kind: socket.SocketKind) -> socket.socket:
-    """A non-blocking socket of ``kind`` bound to ``host:port`` (a TCP one listening, with
-    SO_REUSEADDR); a :class:`UsageError` naming ``what`` if it cannot be."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, kind)
-    try:
-        if kind == socket.SOCK_STREAM:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        if kind == socket.SOCK_STREAM:
-            sock.listen(1024)
-    except OSError as exc:
-        sock.close()
-        raise _bind_error(what, host, port, exc) from exc
-    sock.setblocking(False)
-    return sock
-
-
-def _bind_error(what: str, host: str, port: int, exc: OSError) -> UsageError:
-    if exc.errno == errno.EADDRINUSE:
-        return UsageError(f"{what} port {port} on {host} is already in use: "
-                          "pick another port or stop what is using it")
-    if exc.errno == errno.EACCES:
-        return UsageError(f"not allowed to bind {what} port {port} on {host}: "
-                          "use a port above 1023 or run as root")
-    return UsageError(f"cannot listen for {what} on {host}:{port}: {exc.strerror or exc}")
 
 
 class EmulatorThread(LoopThread):

@@ -13,7 +13,6 @@ its counts (QUIC connections, handshakes, resumptions) are in ``/proxy/stats``.
 from __future__ import annotations
 
 import asyncio
-import errno
 import shutil
 import socket
 import tempfile
@@ -28,6 +27,7 @@ from mgmtbench.emulator.http3.server import serve_http3
 from mgmtbench.emulator.https.server import serve_https
 from mgmtbench.emulator.https.tls import TlsFiles, make_tls_files, server_context
 from mgmtbench.errors import UsageError
+from mgmtbench.listening import bound
 from mgmtbench.loopthread import LoopThread
 from mgmtbench.proxy.app import ProxyApi, ProxyPolicy
 from mgmtbench.proxy.inventory import Inventory
@@ -138,36 +138,17 @@ ANY_PORT_TRIES = 20
 def _bind(host: str, port: int, udp: bool) -> tuple[list[socket.socket], list[socket.socket]]:
     """The HTTPS listener and (``udp``) the HTTP/3 socket on the same port number."""
     for _ in range(ANY_PORT_TRIES if port == 0 and udp else 1):
-        tcp = _listen(host, port, socket.SOCK_STREAM)
+        tcp = bound("proxy", host, port, socket.SOCK_STREAM)
         if not udp:
             return [tcp], []
         try:
-            return [tcp], [_listen(host, int(tcp.getsockname()[1]), socket.SOCK_DGRAM)]
+            return [tcp], [bound("UDP", host, int(tcp.getsockname()[1]), socket.SOCK_DGRAM)]
         except UsageError:
             tcp.close()
             if port != 0:
                 raise
     raise UsageError(f"no port on {host} free on both TCP and UDP after {ANY_PORT_TRIES} tries: "
                      "give --port, or --no-http3")
-
-
-def _listen(host: str, port: int, kind: socket.SocketKind) -> socket.socket:
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, kind)
-    name = "UDP " if kind == socket.SOCK_DGRAM else ""
-    try:
-        if kind == socket.SOCK_STREAM:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        if kind == socket.SOCK_STREAM:
-            sock.listen(1024)
-    except OSError as exc:
-        sock.close()
-        if exc.errno == errno.EADDRINUSE:
-            raise UsageError(f"{name}port {port} on {host} is already in use: pick another port "
-                             "or stop what is using it") from exc
-        raise UsageError(f"cannot listen on {name}{host}:{port}: {exc.strerror or exc}") from exc
-    sock.setblocking(False)
-    return sock
 
 
 class ProxyThread(LoopThread):
