@@ -464,7 +464,8 @@ def netem(session: nox.Session) -> None:
     for old in Path(NETEM_OUT).glob("*.json"):  # a step that fails must not leave an old result
         old.unlink()
     out = {name: f"{NETEM_OUT}/{name}.json" for name in ("transport-netem", "transport-tun")}
-    pytest = ["pytest", "-p", "no:cacheprovider", "--benchmark-columns=mean,median,min,max"]
+    pytest = ["pytest", "-p", "no:cacheprovider", "--benchmark-columns=mean,median,min,max",
+              "--durations=0"]
     steps = [
         [*pytest, "tests/test_lab.py", "tests/test_wiretap.py", "tests/test_lab_tcp.py",
          *NETEM_VM_BENCH, *NETEM_VM_DESELECT,

@@ -127,7 +127,9 @@ def test_lab_check_json_leaves_nothing_behind() -> None:
     info = json.loads(out)
     assert info["backend"] in ("tun", "netem")
     assert info["configured_rtt_ms"] == 2
-    assert abs(info["measured_rtt_ms"] - 2) < 1
+    # The lab delays at least what it was told; how far above is test_lab's to bound (a busy
+    # machine once added 2 ms to five samples here).
+    assert 2 <= info["measured_rtt_ms"] < 2 + 10
     # Lab namespaces are named after their owner's pid.
     assert not [n for n in lab_namespaces() if n.startswith(f"mgmtbench-{check.pid}-")]
 

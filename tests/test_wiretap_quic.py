@@ -144,7 +144,9 @@ def test_the_ack_only_rule_holds_on_aioquics_own_log(
           "request/response sizes:", sorted({p.length for p in requests}),
           "other small ones:", sorted({(p.length, p.frames) for p in short
                                        if not p.ack_only and p.length <= QUIC_ACK_ONLY_MAX}))
-    assert len(ack_only) >= 5
+    # How many ACKs go alone depends on timing (an ACK due as the next request leaves rides with
+    # it: 4 to 7 seen in 5 GETs); the rule needs some to hold on.
+    assert ack_only
     assert len(requests) >= 10
     assert all(QUIC_SHORT_MIN <= p.length <= QUIC_ACK_ONLY_MAX for p in ack_only)
     assert all(p.length > QUIC_ACK_ONLY_MAX for p in requests)
