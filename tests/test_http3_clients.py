@@ -163,14 +163,16 @@ def test_a_big_first_answer_leaves_with_the_handshake(relay_for: Callable[[float
 def test_counted_round_trips(mode: str, relay_for: Callable[[float], Target]) -> None:
     """The study's count on aioquic's datagrams (a read after a write) is at least what the
     mode waits for; more where aioquic's ACK (sent 1 ms after a packet) goes out between two
-    datagrams of one answer, which the count cannot tell from a round trip."""
+    datagrams of one answer, which the count cannot tell from a round trip. How many more is
+    the machine's timing (batch-post, 1 round trip: 3 and 5 in two rounds of one CI run), so
+    no upper bound holds; the wire tap's count (tests/test_wiretap_quic.py) is the exact one."""
     cls = available("aioquic-h3")
     client = cls(relay_for(DELAY), mode)
     counter = RoundTripCounter()
     client.count_round_trips(counter)
     _, trips = timed_rounds(client, COMMANDS, counter=counter)
+    print(f"{mode}: counted {trips}, waits for {ROUND_TRIPS[mode]}")
     assert min(trips) >= ROUND_TRIPS[mode], trips
-    assert max(trips) <= 4 * ROUND_TRIPS[mode], trips
 
 
 @pytest.mark.parametrize("name", HTTP3_CLIENTS)
