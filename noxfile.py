@@ -5,15 +5,18 @@
 private dockerd), ``nox -s soak`` (the emulator under a hostile mix), ``nox -s lock`` (refresh
 the lock). ``./dev SESSION`` runs them on a fresh machine.
 
-Sessions install the project with the extras they need into their own virtualenv, every package
-pinned by ``constraints.txt`` (the lock, refreshed on purpose with ``nox -s lock``); extra
-arguments go to the tool (``nox -s tests -- -k netmiko``).
+The sessions that run the project share one virtualenv, ``.nox/project`` (the project with its
+test and typecheck extras); lint and lock have their own. Every package is pinned by
+``constraints.txt`` (the lock, refreshed on purpose with ``nox -s lock``); extra arguments go to
+the tool (``nox -s tests -- -k netmiko``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shlex
+import sys
 import time
 from pathlib import Path
 
@@ -34,16 +37,54 @@ TEST_WORKERS = "3"
 NO_OVERRIDE = {"URLLIB3_NO_OVERRIDE": "1"}
 
 
+PIP_ARGS = ("-c", LOCK, "--no-binary=urllib3-future", "--no-cache-dir")
+
+
 def install(session: nox.Session, *args: str) -> None:
     """``pip install`` with every version pinned by the lock (urllib3-future kept apart)."""
-    session.install("-c", LOCK, "--no-binary=urllib3-future", "--no-cache-dir", *args,
-                    env=NO_OVERRIDE)
+    session.install(*PIP_ARGS, *args, env=NO_OVERRIDE)
 
 
-@nox.session(python=PYTHON)
+#: The one virtualenv of every session that runs the project with its test extras (tests, bench,
+#: typecheck, docker, netem ...). nox gives each session a virtualenv of its own, and the ~200
+#: packages took 2-2.5 minutes to install into each (CI installed them four times, ~8 of its
+#: minutes); so these sessions are declared without one (:data:`project_session`) and share
+#: this one, installed by :func:`use_project` only when the lock or pyproject.toml changed.
+PROJECT_ENV = Path(".nox/project")
+PROJECT_EXTRAS = "test,typecheck"
+#: A session in :data:`PROJECT_ENV` (nox makes no virtualenv for it).
+project_session = nox.session(venv_backend="none")
+
+
+def use_project(session: nox.Session) -> None:
+    """Make or update :data:`PROJECT_ENV` (the project editable, with ``PROJECT_EXTRAS``, every
+    version from the lock) and put it first on the session's ``PATH``, as nox does a session's
+    own virtualenv. pip runs only when the lock, pyproject.toml or the extras changed since the
+    last install that finished (a stamp in the virtualenv says which), so one session never
+    reinstalls the project under another that is running."""
+    python = PROJECT_ENV / "bin" / "python"
+    wanted = hashlib.sha256(b"\0".join([
+        Path(LOCK).read_bytes(), Path("pyproject.toml").read_bytes(), PROJECT_EXTRAS.encode(),
+    ])).hexdigest()
+    stamp = PROJECT_ENV / "mgmtbench-installed"
+    if not python.exists():
+        session.run(sys.executable, "-m", "virtualenv", "--quiet", "--python", PYTHON,
+                    str(PROJECT_ENV), external=True)
+    if not stamp.exists() or stamp.read_text().strip() != wanted:
+        stamp.unlink(missing_ok=True)
+        session.run(str(python), "-m", "pip", "install", "--quiet", *PIP_ARGS, "-e",
+                    f".[{PROJECT_EXTRAS}]", env=NO_OVERRIDE, external=True)
+        stamp.write_text(wanted + "\n")
+    bin_dir = str((PROJECT_ENV / "bin").resolve())
+    if os.environ.get("PATH", "").split(os.pathsep)[0] != bin_dir:
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+    os.environ["VIRTUAL_ENV"] = str(PROJECT_ENV.resolve())
+
+
+@project_session
 def tests(session: nox.Session) -> None:
     """The test suite: real emulators, real sockets, real OpenSSH and curl."""
-    install(session, "-e", ".[test]")
+    use_project(session)
     # Two passes (see conftest.py): the tests that may share the machine, on TEST_WORKERS
     # pytest-xdist workers, then the ``serial`` ones (labs; time, CPU and memory bounds) alone.
     # A pass that selects nothing (``-- -k ...``) is not a failure.
@@ -52,7 +93,7 @@ def tests(session: nox.Session) -> None:
     session.run("pytest", "-m", "serial", *session.posargs, success_codes=[0, 5])
 
 
-@nox.session(python=PYTHON)
+@project_session
 def bench(session: nox.Session) -> None:
     """The default matrix: every client x its modes, at local, regional and intercontinental,
     5 commands, against the embedded emulator in a lab. Saves JSON under .benchmarks/.
@@ -60,7 +101,7 @@ def bench(session: nox.Session) -> None:
     Extra arguments go to pytest: ``nox -s bench -- -k regional``,
     ``nox -s bench -- --commands 1,5,10,25,50 --profiles all``.
     """
-    install(session, "-e", ".[test]")
+    use_project(session)
     session.run(
         "pytest", "benchmarks/test_transport_modes.py", "-p", "no:cacheprovider",
         "--benchmark-autosave", "--benchmark-storage=file://.benchmarks",
@@ -69,7 +110,7 @@ def bench(session: nox.Session) -> None:
     )
 
 
-@nox.session(python=PYTHON)
+@project_session
 def fleet(session: nox.Session) -> None:
     """Client libraries at concurrency: every fleet runner at 1, 10, 50, 100 and 200 sessions (each
     to its own device) at local and regional, then a sweep of a 1,000-device lab. Saves JSON under
@@ -77,7 +118,7 @@ def fleet(session: nox.Session) -> None:
 
     Extra arguments go to pytest: ``nox -s fleet -- --concurrency 10,100 --clients asyncssh``.
     """
-    install(session, "-e", ".[test]")
+    use_project(session)
     session.run(
         "pytest", "benchmarks/test_concurrency.py", "benchmarks/test_fleet_lab.py",
         "-p", "no:cacheprovider", "--benchmark-autosave", "--benchmark-storage=file://.benchmarks",
@@ -91,7 +132,7 @@ STUDY_PROFILES = "local,campus,regional,continental,intercontinental,transpacifi
 STUDY_COMMANDS = "1,5,10,25,50"
 
 
-@nox.session(python=PYTHON)
+@project_session
 def study(session: nox.Session) -> None:
     """A run with everything the published study's tables need, then its report: the transport
     benchmark with ``--modes study`` at the study's profiles (local to transpacific) and command
@@ -107,7 +148,7 @@ def study(session: nox.Session) -> None:
     ``--modes`` with the study's eight mode names leaves out our pipelined and tls-resume (~30
     min).
     """
-    install(session, "-e", ".[test]")
+    use_project(session)
     started = time.time()
     session.run(
         "pytest", "benchmarks/test_transport_modes.py", "-p", "no:cacheprovider",
@@ -129,7 +170,7 @@ def study(session: nox.Session) -> None:
 KNOB_MODES = "fresh-conn,reuse-conn,pty-fresh,keep-alive,fresh-session,reuse-session"
 
 
-@nox.session(python=PYTHON)
+@project_session
 def knobs(session: nox.Session) -> None:
     """Libraries as shipped and as tuned: every library that declares knobs, as shipped, with each
     knob alone and ``+tuned`` (``--clients tuned``), side by side in one run at local and regional,
@@ -140,7 +181,7 @@ def knobs(session: nox.Session) -> None:
 
     Extra arguments go to pytest and override the defaults: ``nox -s knobs -- --profiles local``.
     """
-    install(session, "-e", ".[test]")
+    use_project(session)
     started = time.time()
     session.run(
         "pytest", "benchmarks/test_transport_modes.py", "-p", "no:cacheprovider",
@@ -156,7 +197,7 @@ def knobs(session: nox.Session) -> None:
     session.run("mgmtbench", "report", str(run), "--out", "knobs-report")
 
 
-@nox.session(python=PYTHON)
+@project_session
 def matrix(session: nox.Session) -> None:
     """The SSH algorithm matrix (``benchmarks/test_ssh_algorithms.py``): OpenSSH ``ssh``,
     asyncssh and paramiko against the emulator and a real OpenSSH sshd, each behind a lab link,
@@ -169,7 +210,7 @@ def matrix(session: nox.Session) -> None:
     ``nox -s matrix -- --ssh-matrix full --ssh-matrix-clients all`` (every kex x cipher x MAC,
     every client: hours), ``nox -s matrix -- --ssh-matrix-profiles local``.
     """
-    install(session, "-e", ".[test]")
+    use_project(session)
     session.run(
         "pytest", "benchmarks/test_ssh_algorithms.py", "-p", "no:cacheprovider",
         "--benchmark-autosave", "--benchmark-storage=file://.benchmarks",
@@ -189,7 +230,7 @@ THROUGHPUT_MB = "20"
 THROUGHPUT_CIPHERS = "aes128-gcm,chacha20-poly1305"
 
 
-@nox.session(python=PYTHON)
+@project_session
 def throughput(session: nox.Session) -> None:
     """Server throughput against connections (root: lab links), then its report: 1, 2, 5, 10
     and 20 concurrent uploads to the emulator and to OpenSSH sshd, each pinned to one core and
@@ -204,7 +245,7 @@ def throughput(session: nox.Session) -> None:
     go to pytest and override the defaults: ``--throughput-links local`` (the unlimited link
     only), ``--throughput-links loopback`` (no root), ``--throughput-directions upload,download``.
     """
-    install(session, "-e", ".[test]")
+    use_project(session)
     started = time.time()
     session.run(
         "pytest", "benchmarks/test_server_throughput.py", "-p", "no:cacheprovider",
@@ -220,14 +261,14 @@ def throughput(session: nox.Session) -> None:
     session.run("mgmtbench", "report", str(run), "--out", "throughput-report")
 
 
-@nox.session(python=PYTHON)
+@project_session
 def tcp(session: nox.Session) -> None:
     """The lab's own TCP as an experiment (root: lab links): cubic against bbr on the device
     side at regional and intercontinental, side by side, for httpx batch-post, multi-cmd and
     keep-alive (5 commands), two large outputs, and SFTP/SCP upload and download (4 MB); about
     3 minutes. Saved under .benchmarks/ like ``bench``; extra arguments go to pytest
     (``nox -s tcp -- -k regional``)."""
-    install(session, "-e", ".[test]")
+    use_project(session)
     session.run(
         "pytest", "benchmarks/test_lab_tcp.py", "-p", "no:cacheprovider",
         "--benchmark-autosave", "--benchmark-storage=file://.benchmarks",
@@ -236,7 +277,7 @@ def tcp(session: nox.Session) -> None:
     )
 
 
-@nox.session(python=PYTHON)
+@project_session
 def agent(session: nox.Session) -> None:
     """ssh-agent signing throughput and what agent-based login costs, then their report: a real
     ``ssh-agent`` signing for the raw protocol client, asyncssh, paramiko and the in-process key
@@ -252,7 +293,7 @@ def agent(session: nox.Session) -> None:
     estimated 30-60 minutes, not yet run end to end), ``nox -s agent -- --agent-profiles
     local`` (no root needed), ``nox -s agent -- -k signing``.
     """
-    install(session, "-e", ".[test]")
+    use_project(session)
     started = time.time()
     session.run(
         "pytest", "benchmarks/test_agent_signing.py", "benchmarks/test_agent_login.py",
@@ -275,7 +316,7 @@ def agent(session: nox.Session) -> None:
 EDGE_PROFILES = "regional,continental"
 
 
-@nox.session(python=PYTHON)
+@project_session
 def edge(session: nox.Session) -> None:
     """The edge proxy (root: the two-link lab), then its report: the study's proxy modes
     (``fresh-ssh``, ``pooled-ssh``, ``keep-alive``) through the four httpx clients, the tunnel
@@ -292,7 +333,7 @@ def edge(session: nox.Session) -> None:
     """
     if os.geteuid() != 0:
         session.skip("the edge session needs root (lab namespaces and links)")
-    install(session, "-e", ".[test]")
+    use_project(session)
     started = time.time()
     session.run(
         "pytest", "benchmarks/test_edge_proxy.py", "-p", "no:cacheprovider",
@@ -310,14 +351,14 @@ def edge(session: nox.Session) -> None:
     session.run("mgmtbench", "report", str(run), "--out", "edge-report")
 
 
-@nox.session(python=PYTHON)
+@project_session
 def soak(session: nox.Session) -> None:
     """The emulator under a hostile mix (idle connections, garbage, slow bodies, password
     guessing, unread 256 MiB outputs, configuration floods) beside a legitimate client, on
     loopback: prints requests tried, crashes, the server's peak RSS and the legitimate client's
     error rate; fails on a crash or over 10 % errors (``--max-legit-errors``). 60 s by default:
     ``nox -s soak -- --minutes 10``; `mgmtbench serve` flags after ``--``."""
-    install(session, "-e", ".")
+    use_project(session)
     session.run("python", "tools/soak.py", *session.posargs)
 
 
@@ -329,10 +370,10 @@ def lint(session: nox.Session) -> None:
                 "noxfile.py")
 
 
-@nox.session(python=PYTHON)
+@project_session
 def typecheck(session: nox.Session) -> None:
     """mypy --strict over src, tests, benchmarks, tools, conftest.py and noxfile.py."""
-    install(session, "-e", ".[typecheck]")
+    use_project(session)
     session.run("mypy", *session.posargs)
 
 
@@ -354,7 +395,7 @@ RUNNER_PRIVILEGES = ("--cap-add", "NET_ADMIN", "--cap-add", "SYS_ADMIN",
                      "--security-opt", "systempaths=unconfined", "--device", "/dev/net/tun")
 
 
-@nox.session(python=PYTHON)
+@project_session
 def docker(session: nox.Session) -> None:
     """The docker device runtime for real (root): installs Docker Engine (Debian's docker.io) and
     debootstrap if missing, starts a private dockerd, builds a local base image (no registry
@@ -367,7 +408,7 @@ def docker(session: nox.Session) -> None:
     """
     if os.geteuid() != 0:
         session.skip("the docker session needs root (dockerd, lab namespaces)")
-    install(session, "-e", ".[test]")
+    use_project(session)
     dockerd = ["python", "tools/dockerd.py", "--state", DOCKERD_STATE]
     env = {"DOCKER_HOST": f"unix://{DOCKERD_STATE}/docker.sock", "MGMTBENCH_REQUIRE_DOCKER": "1"}
     session.run(*dockerd, "install")
@@ -440,7 +481,7 @@ NETEM_VM_TIMEOUT = "1800"  # seconds: the VM is stopped (and the session fails) 
 NETEM_VM_START_TIMEOUT = "300"
 
 
-@nox.session(python=PYTHON)
+@project_session
 def netem(session: nox.Session) -> None:
     """The netem link backend, proven on Debian's stock kernel in a VM (root): installs qemu, the
     kernel package and virtme-ng if missing (``tools/netem_vm.py --install``), boots the kernel
@@ -459,7 +500,7 @@ def netem(session: nox.Session) -> None:
     if os.geteuid() != 0:
         session.skip("the netem session needs root (it installs packages and boots a VM whose "
                      "lab network needs namespaces): run it with sudo")
-    install(session, "-e", ".[test]")
+    use_project(session)
     os.makedirs(NETEM_OUT, exist_ok=True)
     for old in Path(NETEM_OUT).glob("*.json"):  # a step that fails must not leave an old result
         old.unlink()
