@@ -90,7 +90,8 @@ def tests(session: nox.Session) -> None:
     # A pass that selects nothing (``-- -k ...``) is not a failure.
     session.run("pytest", "-m", "not serial", "-n", TEST_WORKERS, *session.posargs,
                 success_codes=[0, 5])
-    session.run("pytest", "-m", "serial", *session.posargs, success_codes=[0, 5])
+    session.run("pytest", "-m", "serial", "--durations=25", *session.posargs,
+                success_codes=[0, 5])
 
 
 @project_session
