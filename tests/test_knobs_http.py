@@ -5,10 +5,14 @@ with every client)."""
 
 from __future__ import annotations
 
+import ssl
+
+import httpx
 import pytest
 
 from mgmtbench.clients import Target
 from mgmtbench.clients.aioquic_h3.adapter import AioquicH3Client
+from mgmtbench.clients.httpx.adapter import base_url
 from mgmtbench.clients.httpx_restconf.adapter import HttpxRestconfClient
 from mgmtbench.clients.niquests_h3.adapter import NiquestsH3Client
 from mgmtbench.clients.registry import knobs_of
@@ -21,6 +25,22 @@ COMMANDS = ["show version", "show clock", "show ip interface brief"]
 def expected(commands: list[str]) -> str:
     """What the session's cisco_ios device answers, in its stable form."""
     return stable_output("cisco_ios", expected_output("cisco_ios", "R1", "198.18.0.1", commands))
+
+
+def test_one_ssl_context_alone_resumes_no_session(ios_target: Target) -> None:
+    """What the knob is for: httpx clients sharing one ``SSLContext`` (``verify=context``) still
+    make a full handshake on every new connection."""
+    assert ios_target.ca_file is not None
+    context = ssl.create_default_context(cafile=str(ios_target.ca_file))
+    reused = []
+    for _ in range(3):
+        with httpx.Client(verify=context, auth=(ios_target.username, ios_target.password),
+                          trust_env=False) as client:
+            response = client.get(f"{base_url(ios_target)}/restconf/yang-library-version")
+            assert response.status_code == 200
+            ssl_object = response.extensions["network_stream"].get_extra_info("ssl_object")
+            reused.append(ssl_object.session_reused)
+    assert reused == [False, False, False]
 
 
 @pytest.mark.parametrize("mode", ["fresh-conn", "conn-per-iteration"])

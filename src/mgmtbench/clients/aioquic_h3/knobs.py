@@ -26,8 +26,14 @@ MAX_DATAGRAM_SIZE = Knob(
     name="max-datagram-size",
     change="QuicConfiguration(..., max_datagram_size=1452)  # shipped: 1200",
     why=("the largest datagram the client sends (QuicConnection pads its Initial to it, so "
-         "the device may send three times as much before the address is validated). The "
-         "device's answers are sized by the device's own setting. MEASURED"),
+         "the device may send three times as much before the address is validated, which "
+         "matters only to an answer sent with the handshake: 0-RTT). A GET or POST fits in "
+         "1,200 bytes, and the device's answers are sized by its own setting. Measured: no "
+         "change beyond this machine's noise, the same wire round trips, 5 commands, as "
+         "shipped vs knob: local fresh-conn 32.6 vs 32.7 ms, keep-alive 14.8 vs 16.5, "
+         "batch-post 6.3 vs 6.4; regional fresh-conn 220.6 vs 272.0 (again 253.7 vs 249.1), "
+         "keep-alive 169.5 vs 220.0 (again 172.2 vs 181.3), batch-post 37.3 vs 50.3 (again "
+         "44.2 vs 49.7): 6.7 / 5.0 / 1.0 wire RTTs both"),
     matters=False,
 )
 
@@ -36,7 +42,11 @@ CUBIC = Knob(
     change='QuicConfiguration(..., congestion_control_algorithm="cubic")  # shipped: "reno"',
     why=("the congestion controller of what the client sends (aioquic.quic.congestion): a GET "
          "or a POST of a few hundred bytes never fills reno's initial window of 10 datagrams. "
-         "MEASURED"),
+         "Measured: no change beyond this machine's noise, the same wire round trips, as "
+         "shipped vs knob: local fresh-conn 32.6 vs 35.6 ms (again 41.8 vs 32.8), keep-alive "
+         "14.8 vs 20.9 (again 37.4 vs 35.0), batch-post 6.3 vs 7.2; regional fresh-conn 220.6 vs "
+         "282.2 (again 253.7 vs 265.8), keep-alive 169.5 vs 184.9 (again 172.2 vs 180.8), "
+         "batch-post 37.3 vs 47.3 (again 44.2 vs 41.8)"),
     matters=False,
 )
 
