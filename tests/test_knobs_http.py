@@ -14,6 +14,7 @@ from mgmtbench.clients import Target
 from mgmtbench.clients.aioquic_h3.adapter import AioquicH3Client
 from mgmtbench.clients.httpx.adapter import base_url
 from mgmtbench.clients.httpx_restconf.adapter import HttpxRestconfClient
+from mgmtbench.clients.httpx_restconf.knobs import TLS_RESUMPTION
 from mgmtbench.clients.niquests_h3.adapter import NiquestsH3Client
 from mgmtbench.clients.registry import knobs_of
 from mgmtbench.emulator.oracle import expected_output, stable_output
@@ -41,6 +42,25 @@ def test_one_ssl_context_alone_resumes_no_session(ios_target: Target) -> None:
             ssl_object = response.extensions["network_stream"].get_extra_info("ssl_object")
             reused.append(ssl_object.session_reused)
     assert reused == [False, False, False]
+
+
+def test_restconf_tls_resumption_change_as_written_resumes(ios_target: Target) -> None:
+    """The knob's lines as the report prints them (``...`` filled in): the context made once,
+    then a client, a request and the session kept, twice; the second connection resumes."""
+    assert ios_target.ca_file is not None
+    code = TLS_RESUMPTION.change.replace("...", "auth=auth, trust_env=False")
+    once, per_connection = code.split("with httpx")
+    scope: dict[str, object] = {
+        "ssl": ssl, "httpx": httpx, "ca_file": str(ios_target.ca_file),
+        "auth": (ios_target.username, ios_target.password),
+        "url": f"{base_url(ios_target)}/restconf/yang-library-version"}
+    exec(once, scope)
+    reused: list[bool] = []
+    scope["reused"] = reused
+    for _ in range(2):  # the lines, and one that notes whether the connection resumed
+        exec("with httpx" + per_connection
+             + '\n    reused.append(stream.get_extra_info("ssl_object").session_reused)', scope)
+    assert reused == [False, True]
 
 
 @pytest.mark.parametrize("mode", ["fresh-conn", "conn-per-iteration"])

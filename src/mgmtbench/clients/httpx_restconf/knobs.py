@@ -25,9 +25,10 @@ TLS_RESUMPTION = Knob(
             "        return super().wrap_socket(sock, session=self.session, **kwargs)\n"
             "context = Resuming(ssl.PROTOCOL_TLS_CLIENT)\n"
             "context.load_verify_locations(ca_file)\n"
-            "response = httpx.Client(verify=context, ...).get(url)\n"
-            'stream = response.extensions["network_stream"]\n'
-            'context.session = stream.get_extra_info("ssl_object").session'),
+            "with httpx.Client(verify=context, ...) as client:  # each new connection\n"
+            "    response = client.get(url)\n"
+            '    stream = response.extensions["network_stream"]\n'
+            '    context.session = stream.get_extra_info("ssl_object").session'),
     why=("neither httpx nor Python's ssl resumes a TLS session on its own: one SSLContext keeps "
          "no client sessions, so every new connection is a full handshake unless the previous "
          "connection's session is offered (httpcore's connect_tcp calls "
