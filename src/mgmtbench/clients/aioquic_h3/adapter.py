@@ -28,6 +28,9 @@ TLS: verified against ``target.ca_file`` with ``server_name = target.host`` (QUI
 Requests carry HTTP Basic auth and the HTTPS API's user agent; 401 is
 :class:`AuthenticationFailed`, any other status but 200 :class:`ClientError`. With a counter
 installed (:meth:`count_round_trips`), every connection's datagrams are counted.
+
+Knobs (:mod:`.knobs`, none measured to matter): ``max-datagram-size`` and ``cubic`` set the
+:class:`QuicConfiguration` of every connection.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from mgmtbench.clients.aioquic_h3.connection import (
     client_configuration,
     dial,
 )
+from mgmtbench.clients.aioquic_h3.knobs import CUBIC, KNOBS, MAX_DATAGRAM_SIZE
 from mgmtbench.clients.base import HTTP3_MODES, REUSING_MODES, AsyncClient, Transport
 from mgmtbench.clients.http3 import Http3Target, authority, checked_body
 from mgmtbench.clients.httpx.adapter import CONFIG, HEADERS, WARMUP, exec_path
@@ -51,6 +55,8 @@ __all__ = ["AioquicH3Client"]
 
 #: Seconds to wait for a handshake or an answer.
 TIMEOUT = 30.0
+#: The ``max-datagram-size`` knob's: an Ethernet path's (MTU 1500) less IPv6 and UDP headers.
+TUNED_DATAGRAM_SIZE = 1452
 #: The modes whose connections resume a ticket.
 _RESUMING = frozenset({"0rtt-resumption", "0rtt"})
 
@@ -64,6 +70,7 @@ class AioquicH3Client(Http3Target, AsyncClient):
     extra = "http3"
     needs = ("aioquic",)
     counts_round_trips = True
+    all_knobs = KNOBS
 
     def __init__(self, target: Target, mode: str, payload: str = "cli") -> None:
         super().__init__(target, mode, payload)
@@ -76,7 +83,13 @@ class AioquicH3Client(Http3Target, AsyncClient):
 
     def _configuration(self, ticket: SessionTicket | None, token: bytes) -> QuicConfiguration:
         assert self.target.ca_file is not None  # Http3Target.check
-        return client_configuration(self.target.host, self.target.ca_file, ticket, token)
+        configuration = client_configuration(self.target.host, self.target.ca_file, ticket,
+                                             token)
+        if self.tuned_with(MAX_DATAGRAM_SIZE.name):
+            configuration.max_datagram_size = TUNED_DATAGRAM_SIZE
+        if self.tuned_with(CUBIC.name):
+            configuration.congestion_control_algorithm = "cubic"
+        return configuration
 
     async def _dial(self, ticket: SessionTicket | None = None, token: bytes = b"",
                     transmit: bool = True) -> Connection:

@@ -30,6 +30,12 @@ Application round trips are counted as the CLI-API's httpx adapter counts them (
 :mod:`~mgmtbench.clients.httpx.counting` transports, below TLS). TLS and errors are that
 adapter's too: the device's certificate checked against ``target.ca_file``, any status but 200
 (204 for nothing) a :class:`ClientError`, 401 :class:`AuthenticationFailed`.
+
+Knobs (:mod:`.knobs`, ``httpx-restconf`` and its ``+tuned``): ``tls-resumption`` offers each new
+connection the TLS session of the one before it, through the context the CLI API's
+``tls-resume`` mode uses (:class:`~mgmtbench.clients.httpx.adapter._ResumingContext`, the
+only way: httpx has no session option); a new connection that was offered a session and did
+not resume fails the round. ``http2`` offers HTTP/2 beside HTTP/1.1 (``http2=True``).
 """
 
 from __future__ import annotations
@@ -39,9 +45,17 @@ import ssl
 from typing import Any, ClassVar
 
 from mgmtbench.clients.base import AsyncClient, TranslatedClient, Transport
-from mgmtbench.clients.httpx.adapter import ERRORS, base_url
+from mgmtbench.clients.httpx.adapter import (
+    ERRORS,
+    _resuming_context,
+    _ResumingContext,
+    _ssl_object,
+    base_url,
+)
+from mgmtbench.clients.httpx_restconf.knobs import HTTP2, KNOBS, TLS_RESUMPTION
 from mgmtbench.clients.restconf import requests
 from mgmtbench.clients.translate import Translator, translate_errors
+from mgmtbench.clients.tuning import tuned
 from mgmtbench.errors import AuthenticationFailed, ClientError
 from mgmtbench.targets import Target
 
@@ -59,10 +73,14 @@ TIMEOUT = 30.0
 _KEPT = frozenset({"keep-alive", "batch-patch", "json-vs-xml", "h2-multiplex"})
 
 
-def _context(target: Target) -> ssl.SSLContext:
+def _context(target: Target, resuming: bool = False) -> ssl.SSLContext:
+    """The device's CA; ``resuming``: a context that offers the session it is given
+    (:class:`~mgmtbench.clients.httpx.adapter._ResumingContext`, the ``tls-resumption`` knob)."""
     if target.ca_file is None:
         raise ClientError("httpx-restconf: the target has no CA file to verify the device's "
                           "certificate")
+    if resuming:
+        return _resuming_context(target)
     return ssl.create_default_context(cafile=str(target.ca_file))
 
 
@@ -117,10 +135,10 @@ class _Restconf:
         except (ValueError, KeyError, TypeError) as exc:
             raise ClientError(f"{self.name}: unexpected reply: {exc}") from exc
 
-    def _options(self, http2: bool) -> dict[str, Any]:
+    def _options(self, http1: bool, http2: bool) -> dict[str, Any]:
         return {"base_url": base_url(self.target), "auth": (self.target.username,
                                                             self.target.password),
-                "http1": not http2, "http2": http2, "timeout": TIMEOUT, "trust_env": False}
+                "http1": http1, "http2": http2, "timeout": TIMEOUT, "trust_env": False}
 
 
 class HttpxRestconfClient(_Restconf, TranslatedClient):
@@ -129,25 +147,29 @@ class HttpxRestconfClient(_Restconf, TranslatedClient):
     name = "httpx-restconf"
     modes = ("fresh-conn", "keep-alive", "batch-patch", "json-vs-xml", "conn-per-iteration")
     needs: ClassVar[tuple[str, ...]] = ("httpx",)
+    all_knobs = KNOBS
 
     _client: Any = None
     _ssl: ssl.SSLContext | None = None
 
     def _new_client(self) -> httpx.Client:
+        """A client over HTTP/1.1, or HTTP/2 only (``httpx-restconf-h2``); the ``http2`` knob
+        offers both."""
         assert self._ssl is not None
         limits = kept.limits(self.mode in _KEPT)
+        http2 = self.http2 or self.tuned_with(HTTP2.name)
+        http1 = not self.http2
         counted = None
         if self.round_trips is not None:
-            counted = counting.sync_transport(self.round_trips, verify=self._ssl,
-                                              http1=not self.http2, http2=self.http2,
-                                              limits=limits)
+            counted = counting.sync_transport(self.round_trips, verify=self._ssl, http1=http1,
+                                              http2=http2, limits=limits)
         return httpx.Client(verify=self._ssl, transport=counted, limits=limits,
-                            **self._options(self.http2))
+                            **self._options(http1, http2))
 
     def setup(self) -> None:
         """Untimed: the TLS context; for the kept modes the connection (a first GET)."""
         with self._translating(), self._torn_down_on_failure():
-            self._ssl = _context(self.target)
+            self._ssl = _context(self.target, self.tuned_with(TLS_RESUMPTION.name))
             if self.mode in _KEPT:
                 self._client = self._new_client()
                 response = self._client.get(requests.WARMUP)
@@ -163,16 +185,30 @@ class HttpxRestconfClient(_Restconf, TranslatedClient):
             return "".join(self._one(self._client, c) for c in commands)
         if self.mode == "conn-per-iteration":
             with self._new_client() as client:
-                return "".join(self._one(client, c) for c in commands)
+                return "".join(self._one(client, c, first=i == 0) for i, c in enumerate(commands))
         outputs = []
         for command in commands:  # fresh-conn: a new connection per request
             with self._new_client() as client:
-                outputs.append(self._one(client, command))
+                outputs.append(self._one(client, command, first=True))
         return "".join(outputs)
 
-    def _one(self, client: httpx.Client, command: str) -> str:
+    def _one(self, client: httpx.Client, command: str, first: bool = False) -> str:
+        """One GET; ``first``: the first request of a new connection."""
         url, headers = self._get(command)
-        return self._output(client.get(url, headers=headers))
+        response = client.get(url, headers=headers)
+        output = self._output(response)
+        if first and isinstance(self._ssl, _ResumingContext):
+            self._resumed(self._ssl, response)
+        return output
+
+    def _resumed(self, context: _ResumingContext, response: httpx.Response) -> None:
+        """``tls-resumption``: the new connection must have resumed the session offered (if one
+        was: a knob that did not resume would time full handshakes under its name); its own
+        session is offered to the next connection."""
+        ssl_object = _ssl_object(response)
+        if context.resume_with is not None and not ssl_object.session_reused:
+            raise ClientError(f"{self.name}: tls-resumption: the TLS session was not resumed")
+        context.resume_with = ssl_object.session
 
     def teardown(self) -> None:
         """Close the kept client."""
@@ -215,7 +251,7 @@ class HttpxRestconfAsyncClient(_Restconf, AsyncClient):
                                                http1=not self._h2, http2=self._h2,
                                                limits=limits)
         return httpx.AsyncClient(verify=self._ssl, transport=counted, limits=limits,
-                                 **self._options(self._h2))
+                                 **self._options(not self._h2, self._h2))
 
     async def setup(self) -> None:
         """Untimed: the TLS context; for the kept modes the connection (a first GET)."""
@@ -283,3 +319,6 @@ class HttpxRestconfAsyncClient(_Restconf, AsyncClient):
             client, self._client = self._client, None
             async with self._translating():
                 await client.aclose()
+
+
+HttpxRestconfClientTuned = tuned(HttpxRestconfClient, KNOBS)

@@ -23,6 +23,8 @@ is a full handshake without early data. A mode under either name would time ``fr
 
 Round trips are not counted: urllib3-future makes and reads its UDP socket itself, with no
 hook to wrap it.
+
+Knobs (:mod:`.knobs`, none measured to matter): ``happy-eyeballs`` (``happy_eyeballs=True``).
 """
 
 from __future__ import annotations
@@ -35,7 +37,9 @@ from typing import Any, ClassVar
 from mgmtbench.clients.base import AsyncClient, Client, Transport
 from mgmtbench.clients.http3 import Http3Target, authority, checked_body
 from mgmtbench.clients.httpx.adapter import CONFIG, HEADERS, WARMUP, exec_path
+from mgmtbench.clients.niquests_h3.knobs import HAPPY_EYEBALLS, KNOBS
 from mgmtbench.clients.translate import Translator, optional_errors, translate_errors
+from mgmtbench.clients.tuning import Knob
 from mgmtbench.errors import ClientError, ClientTimeout, ConnectionFailed
 
 try:
@@ -77,13 +81,16 @@ class _Niquests(Http3Target):
     modes: ClassVar[tuple[str, ...]] = ("fresh-conn", "keep-alive", "batch-post")
     extra = "http3"
     needs: ClassVar[tuple[str, ...]] = ("niquests", "qh3")
+    all_knobs: ClassVar[tuple[Knob, ...]] = KNOBS
 
     _kept = False  # True once setup has opened the kept connection
 
-    def _session_options(self) -> dict[str, Any]:
+    def _session_options(self, happy_eyeballs: bool) -> dict[str, Any]:
+        """The session's settings; ``happy_eyeballs``: the knob's."""
         target = getattr(self, "target")  # noqa: B009  # the Client's, set by its constructor
         return {"disable_http1": True, "disable_http2": True, "verify": str(target.ca_file),
-                "base_url": f"https://{authority(target)}"}
+                "base_url": f"https://{authority(target)}",
+                "happy_eyeballs": happy_eyeballs}
 
     def _prepare(self, session: Any) -> Any:
         target = getattr(self, "target")  # noqa: B009
@@ -119,7 +126,8 @@ class NiquestsH3Client(_Niquests, Client):
     _session: Any = None
 
     def _new_session(self) -> Any:
-        return self._prepare(niquests.Session(**self._session_options()))
+        return self._prepare(niquests.Session(
+            **self._session_options(self.tuned_with(HAPPY_EYEBALLS.name))))
 
     def setup(self) -> None:
         """Untimed: the kept session and its connection."""
@@ -165,7 +173,8 @@ class NiquestsH3AsyncClient(_Niquests, AsyncClient):
     _session: Any = None
 
     def _new_session(self) -> Any:
-        return self._prepare(niquests.AsyncSession(**self._session_options()))
+        return self._prepare(niquests.AsyncSession(
+            **self._session_options(self.tuned_with(HAPPY_EYEBALLS.name))))
 
     async def setup(self) -> None:
         """Untimed: the kept session and its connection."""
