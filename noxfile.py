@@ -167,8 +167,10 @@ def study(session: nox.Session) -> None:
 
 
 #: The modes the knob study times: each library's as-shipped default use (a new connection, a
-#: kept one, a PTY session; HTTPS and NETCONF likewise); a client runs those it supports.
-KNOB_MODES = "fresh-conn,reuse-conn,pty-fresh,keep-alive,fresh-session,reuse-session"
+#: kept one, a PTY session; HTTPS, NETCONF and gNMI likewise, and gNMI's subscription, where
+#: pygnmi's subscribe-call knob acts); a client runs those it supports.
+KNOB_MODES = ("fresh-conn,reuse-conn,pty-fresh,keep-alive,fresh-session,reuse-session,"
+              "subscribe-once")
 
 
 @project_session
