@@ -8,5 +8,6 @@ from mgmtbench.clients.registry import ClientSpec
 
 CLIENTS = [
     ClientSpec(name="hussh", order=25, adapter="mgmtbench.clients.hussh.adapter:HusshClient",
-               fleet="mgmtbench.clients.hussh.fleet:HusshFleet"),
+               fleet="mgmtbench.clients.hussh.fleet:HusshFleet",
+               knobs="mgmtbench.clients.hussh.knobs:KNOBS"),
 ]

@@ -44,6 +44,7 @@ refused (os error 111)``): that one is classified by its text as :class:`Connect
 
 from __future__ import annotations
 
+import shutil
 from typing import Any
 
 from mgmtbench.clients.base import (
@@ -52,6 +53,7 @@ from mgmtbench.clients.base import (
     Transport,
     password_or_key_only,
 )
+from mgmtbench.clients.hussh.knobs import KNOBS, PROXY_NODELAY
 from mgmtbench.clients.translate import ErrorMap, Translator, optional_errors, translate_errors
 from mgmtbench.errors import (
     AuthenticationFailed,
@@ -69,6 +71,9 @@ except ImportError:  # reported by Client.missing()
 #: hussh's session time-out, in milliseconds (libssh2's ``set_timeout``): 0 would wait forever.
 TIMEOUT_MS = 30_000
 
+#: The ``proxy-nodelay`` knob's command (hussh puts the host and port for ``%h`` and ``%p``).
+PROXY_COMMAND = "socat - TCP:%h:%p,nodelay"
+
 #: What the text of hussh's ``TimeoutError`` says when the TCP connect itself failed (hussh
 #: raises ``TimeoutError`` with the ``io::Error``'s text for every connect failure).
 _CONNECT_FAILURES = ("Connection refused", "No route to host", "Network is unreachable",
@@ -84,10 +89,15 @@ def check(target: Target) -> None:
                          algorithms=" (hussh.Connection takes no algorithm options)")
 
 
-def connect(target: Target, timeout_ms: int = TIMEOUT_MS) -> Any:
-    """A connected, logged-in ``hussh.Connection`` to ``target``."""
-    credential = ({"private_key": str(target.key_file)} if target.auth is Auth.KEY
-                  else {"password": target.password})
+def connect(target: Target, timeout_ms: int = TIMEOUT_MS, *, proxy_nodelay: bool = False) -> Any:
+    """A connected, logged-in ``hussh.Connection`` to ``target``; with ``proxy_nodelay`` (the
+    knob) through ``socat`` with ``TCP_NODELAY`` (:class:`ClientError` without socat)."""
+    credential: dict[str, str] = ({"private_key": str(target.key_file)}
+                                  if target.auth is Auth.KEY else {"password": target.password})
+    if proxy_nodelay:
+        if shutil.which("socat") is None:
+            raise ClientError(f"hussh+{PROXY_NODELAY.name} needs socat on PATH")
+        credential["proxy_command"] = PROXY_COMMAND
     return hussh.Connection(target.host, port=target.ssh_port, username=target.username,
                             timeout=timeout_ms, **credential)
 
@@ -115,6 +125,7 @@ class HusshClient(TranslatedClient):
     #: Its calls hold the GIL while they wait on the network: a server in the same process (the
     #: tests' in-process emulator) cannot answer it (see the module).
     blocks_other_threads = True
+    all_knobs = KNOBS
 
     _conn: Any = None
 
@@ -130,12 +141,15 @@ class HusshClient(TranslatedClient):
         """Untimed preparation: connect here for ``reuse-conn``."""
         if self.mode in REUSING_MODES:
             with self._torn_down_on_failure(), self._translating():
-                self._conn = connect(self.target)
+                self._conn = self._connect()
+
+    def _connect(self) -> Any:
+        return connect(self.target, proxy_nodelay=self.tuned_with(PROXY_NODELAY.name))
 
     def _run(self, commands: list[str]) -> str:
         if self.mode == "reuse-conn":
             return "".join(_exec(self._conn, c) for c in commands)
-        conn = connect(self.target)
+        conn = self._connect()
         try:
             if self.mode == "batch-exec":
                 return _exec(conn, "\n".join(commands))

@@ -18,6 +18,7 @@ from typing import ClassVar
 
 from mgmtbench.clients.fleet.base import Laps, SessionTimes, ThreadedRunner
 from mgmtbench.clients.hussh.adapter import HusshClient, check, connect, translating
+from mgmtbench.clients.hussh.knobs import PROXY_NODELAY
 from mgmtbench.targets import Target
 
 _TIMEOUT_MS = 60_000
@@ -35,7 +36,8 @@ class HusshFleet(ThreadedRunner):
         check(target)
         laps = Laps(times)
         with translating(self.name):
-            conn = connect(target, _TIMEOUT_MS)
+            conn = connect(target, _TIMEOUT_MS,
+                           proxy_nodelay=self.adapter.tuned_with(PROXY_NODELAY.name))
             try:
                 first = conn.execute(command).stdout
                 laps.lap("connect_exec")
