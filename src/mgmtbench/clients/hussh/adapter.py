@@ -22,12 +22,13 @@ Modes: ``fresh-conn``, ``reuse-conn`` and ``batch-exec`` (the commands newline-j
 Timing notes, from hussh's source (``connection.rs``, version 0.3.3):
 
 - its ``TcpStream`` keeps Nagle's algorithm on (Rust's default, like ssh2-python's plain socket),
-  and ``Connection`` takes no socket, so nothing in a user's code can set ``TCP_NODELAY``: each
-  channel after the first on a connection waits for the device's delayed ACK, as ssh2-python and
-  paramiko as shipped do. Measured side by side in one run (5 commands, ``reuse-conn``): local
-  240 ms (ssh2 233, paramiko 235, paramiko+tcp-nodelay 25), regional 690 ms (ssh2 689, paramiko
-  723, paramiko+tcp-nodelay 362). That is why there is no ``hussh+tuned``: its one other setting,
-  ``timeout``, only bounds the waits;
+  and ``Connection`` takes no socket: each channel after the first on a connection waits for the
+  device's delayed ACK, as ssh2-python and paramiko as shipped do. Measured side by side in one
+  run (5 commands, ``reuse-conn``): local 240 ms (ssh2 233, paramiko 235, paramiko+tcp-nodelay
+  25), regional 690 ms (ssh2 689, paramiko 723, paramiko+tcp-nodelay 362). The one way around
+  it is ``proxy_command``: the ``proxy-nodelay`` knob (:mod:`.knobs`, ``hussh+tuned``) gives
+  the SSH stream to ``socat`` with ``TCP_NODELAY`` (needs socat on PATH: :meth:`HusshClient
+  .missing` says so); ``timeout``, hussh's other setting, only bounds the waits;
 - every blocking call holds the GIL for its whole network wait (no ``allow_threads`` in the
   bindings): other Python threads of the process stop meanwhile. Threads of ``Connection`` run one
   at a time (:mod:`.fleet`), and an SSH server running in the same process (the tests' in-process
@@ -55,6 +56,7 @@ from mgmtbench.clients.base import (
 )
 from mgmtbench.clients.hussh.knobs import KNOBS, PROXY_NODELAY
 from mgmtbench.clients.translate import ErrorMap, Translator, optional_errors, translate_errors
+from mgmtbench.clients.tuning import tuned
 from mgmtbench.errors import (
     AuthenticationFailed,
     ClientError,
@@ -143,6 +145,14 @@ class HusshClient(TranslatedClient):
             with self._torn_down_on_failure(), self._translating():
                 self._conn = self._connect()
 
+    @classmethod
+    def missing(cls) -> str | None:
+        """An install hint if the client cannot run here (with ``proxy-nodelay``: socat), else
+        None."""
+        if cls.tuned_with(PROXY_NODELAY.name) and shutil.which("socat") is None:
+            return f"client {cls.name} needs socat on PATH: install socat"
+        return super().missing()
+
     def _connect(self) -> Any:
         return connect(self.target, proxy_nodelay=self.tuned_with(PROXY_NODELAY.name))
 
@@ -169,6 +179,9 @@ def _exec(conn: Any, command: str) -> str:
     """One exec channel: its stdout (hussh reads it as UTF-8 text)."""
     return str(conn.execute(command).stdout)
 
+
+#: hussh with every knob that matters.
+HusshClientTuned = tuned(HusshClient, KNOBS)
 
 ERRORS: ErrorMap = optional_errors(
     {OSError: ConnectionFailed, TimeoutError: ClientTimeout},

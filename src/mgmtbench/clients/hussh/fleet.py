@@ -17,7 +17,13 @@ from __future__ import annotations
 from typing import ClassVar
 
 from mgmtbench.clients.fleet.base import Laps, SessionTimes, ThreadedRunner
-from mgmtbench.clients.hussh.adapter import HusshClient, check, connect, translating
+from mgmtbench.clients.hussh.adapter import (
+    HusshClient,
+    HusshClientTuned,
+    check,
+    connect,
+    translating,
+)
 from mgmtbench.clients.hussh.knobs import PROXY_NODELAY
 from mgmtbench.targets import Target
 
@@ -49,3 +55,9 @@ class HusshFleet(ThreadedRunner):
                 conn.close()
         laps.lap("close")
         times.record(first, second)
+
+
+class HusshFleetTuned(HusshFleet):
+    """hussh fleet runner with every knob of ``hussh+tuned`` (its connections through socat)."""
+    name = HusshClientTuned.name
+    adapter = HusshClientTuned

@@ -11,9 +11,10 @@ packet size, and no socket: ``Connection`` opens its ``std::net::TcpStream`` its
 Nagle's algorithm on (Rust's default), so a new channel on a kept connection waits for the
 device's delayed ACK, as ssh2-python and paramiko do as shipped (:mod:`.adapter`).
 
-``proxy_command`` is the one way to a socket with ``TCP_NODELAY``: the command runs on a Unix
-socket pair given to libssh2 (hussh's ``create_proxy_stream``), and the command's own TCP
-connection can set the option (socat's ``nodelay``).
+``proxy_command`` is the one way to a socket with ``TCP_NODELAY``: hussh runs the command
+(``sh -c``) on one end of a Unix socket pair and gives libssh2 the other end
+(``create_proxy_stream`` in its ``connection.rs``); the TCP connection is the command's own,
+and socat's ``nodelay`` sets the option on it. It is ``hussh+tuned``, with socat on PATH.
 """
 
 from mgmtbench.clients.tuning import Knob
@@ -24,9 +25,14 @@ PROXY_NODELAY = Knob(
             "  # socat on PATH"),
     why=("hussh's own TcpStream keeps Nagle's algorithm on and takes no socket; through "
          "proxy_command the TCP connection is socat's, with TCP_NODELAY, so a channel's "
-         "request no longer waits for the device's delayed ACK. hussh sleeps 100 ms after "
-         "starting the command (create_proxy_stream: to see it fail fast), holding the GIL. "
-         "MEASURED"),
+         "request no longer waits for the device's delayed ACK. Its price: hussh sleeps "
+         "100 ms after starting the command (create_proxy_stream, to report a command that "
+         "fails at once), holding the GIL, and socat copies every byte. 5 commands, mean ms, "
+         "as shipped vs knob: reuse-conn local 218.7 vs 6.6, regional 668.8 vs 321.8 (22.1 "
+         "vs 10.6 RTTs); fresh-conn local 225.5 vs 117.8, regional 876.9 vs 553.3 (28.9 vs "
+         "18.3 RTTs); batch-exec, one exec per connection, local 49.2 vs 113.6 (the 100 ms "
+         "sleep), regional 330.6 vs 297.9. Client CPU "
+         "0.36 vs 0.40 ms per command (reuse-conn, local, socat counted)"),
 )
 
 KNOBS = (PROXY_NODELAY,)

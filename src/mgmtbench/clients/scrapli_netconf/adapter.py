@@ -35,10 +35,10 @@ only after the previous operation's reply was read (seen with ``strace``: each `
 follows the previous ``<rpc-reply>`` read), so the RPCs are never all written before a reply is
 read.
 
-Knobs (:mod:`.knobs`) in ``scrapli-netconf+<knob>`` and ``scrapli-netconf+tuned``: the
-``SessionOptions`` scrapli's CLI adapters tune (``read_max_delay_ns``, ``read_size``),
-``NetconfOptions(message_poll_interval_ns=...)``, and ``close(force=True)`` (in ``fresh-session``
-and ``teardown``).
+Knobs (:mod:`.knobs`; none matters, so no ``scrapli-netconf+tuned``), each a client by name
+(``scrapli-netconf+<knob>``): the ``SessionOptions`` scrapli's CLI adapters tune
+(``read_max_delay_ns``, ``read_size``), ``NetconfOptions(message_poll_interval_ns=...)`` and
+``(preferred_version=...)``, and ``close(force=True)`` (in ``fresh-session`` and ``teardown``).
 
 Round trips are not counted: libscrapli owns its connection (the ``ssh`` process's socket).
 """
@@ -59,6 +59,7 @@ from mgmtbench.clients.base import (
 )
 from mgmtbench.clients.netconf import rpcs
 from mgmtbench.clients.scrapli_netconf.knobs import (
+    BASE_1_0,
     CLOSE_FORCE,
     KNOBS,
     MESSAGE_POLL,
@@ -66,7 +67,6 @@ from mgmtbench.clients.scrapli_netconf.knobs import (
     READ_SIZE,
 )
 from mgmtbench.clients.translate import Translator, optional_errors, translate_errors
-from mgmtbench.clients.tuning import tuned
 from mgmtbench.errors import (
     AuthenticationFailed,
     ClientError,
@@ -78,7 +78,7 @@ from mgmtbench.targets import Auth, Target
 try:
     import scrapli
     import scrapli.exceptions
-    from scrapli.netconf import Netconf
+    from scrapli.netconf import Netconf, Version
 except ImportError:  # reported by Client.missing()
     scrapli = None  # type: ignore[assignment]
 
@@ -141,9 +141,12 @@ class ScrapliNetconfClient(TranslatedClient):
 
     def _netconf_options(self) -> dict[str, Any]:
         """The ``NetconfOptions`` the knobs this client runs with set."""
+        options: dict[str, Any] = {}
         if self.tuned_with(MESSAGE_POLL.name):
-            return {"message_poll_interval_ns": 100_000}
-        return {}
+            options["message_poll_interval_ns"] = 100_000
+        if self.tuned_with(BASE_1_0.name):
+            options["preferred_version"] = Version.VERSION_1_0
+        return options
 
     def _open(self) -> Any:
         t = self.target
@@ -214,7 +217,3 @@ class ScrapliNetconfClient(TranslatedClient):
         if netconf is not None:
             with self._translating():
                 netconf.close(force=self.tuned_with(CLOSE_FORCE.name))
-
-
-#: scrapli-netconf with every knob that matters.
-ScrapliNetconfClientTuned = tuned(ScrapliNetconfClient, KNOBS)
