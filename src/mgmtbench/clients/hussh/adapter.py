@@ -41,6 +41,9 @@ process in the path, changing what is timed).
 Errors: hussh raises ``hussh.AuthenticationError`` for a refused login and Python's
 ``TimeoutError`` for everything else at connect time, a refused connection included (``Connection
 refused (os error 111)``): that one is classified by its text as :class:`ConnectionFailed`.
+Through ``proxy_command`` (``proxy-nodelay``), a refused connection makes socat exit, which hussh
+reports as a ``RuntimeError`` ("Failed to start proxy command ..."): a :class:`ConnectionFailed`
+too.
 """
 
 from __future__ import annotations
@@ -76,6 +79,9 @@ TIMEOUT_MS = 30_000
 #: The ``proxy-nodelay`` knob's command (hussh puts the host and port for ``%h`` and ``%p``).
 PROXY_COMMAND = "socat - TCP:%h:%p,nodelay"
 
+#: How hussh's ``RuntimeError`` starts when the proxy command exited before the SSH handshake.
+_PROXY_FAILED = "Failed to start proxy command"
+
 #: What the text of hussh's ``TimeoutError`` says when the TCP connect itself failed (hussh
 #: raises ``TimeoutError`` with the ``io::Error``'s text for every connect failure).
 _CONNECT_FAILURES = ("Connection refused", "No route to host", "Network is unreachable",
@@ -106,8 +112,13 @@ def connect(target: Target, timeout_ms: int = TIMEOUT_MS, *, proxy_nodelay: bool
 
 def classify(exc: BaseException) -> type[ClientError] | None:
     """A ``TimeoutError`` whose text says the TCP connect failed is a :class:`ConnectionFailed`
-    (hussh reports every connect failure as a ``TimeoutError``); None: the mapping decides."""
-    if isinstance(exc, TimeoutError) and any(text in str(exc) for text in _CONNECT_FAILURES):
+    (hussh reports every connect failure as a ``TimeoutError``), and so is the ``RuntimeError``
+    hussh raises when its proxy command exits at once (``proxy-nodelay``: socat could not
+    connect); None: the mapping decides."""
+    text = str(exc)
+    if isinstance(exc, TimeoutError) and any(words in text for words in _CONNECT_FAILURES):
+        return ConnectionFailed
+    if isinstance(exc, RuntimeError) and text.startswith(_PROXY_FAILED):
         return ConnectionFailed
     return None
 

@@ -7,6 +7,12 @@ the GIL for every network wait, so these threads take turns: 10 sessions at regi
 5.15 s against 0.86 s for paramiko's threads and 0.81 s for asyncssh; 100 sessions took 49.9 s
 against 9.4 s and 3.3 s (one run each; at local, 12.0 s against 9.4 s and 6.0 s).
 
+``hussh+tuned``'s runner (:class:`HusshFleetTuned`) connects as its adapter does, through socat
+with ``TCP_NODELAY``: each connection's 100 ms proxy start-up sleep holds the GIL too, so what the
+second channel gains the connects lose: 100 sessions at regional 43.7 s against 48.1 s as
+shipped, 10 sessions 4.36 s against 4.69 s; at local, 10 sessions 1.45 s against 1.26 s (one
+run each).
+
 Phases: ``execute`` opens the channel, runs the command and reads all of it, so ``connect_exec``
 includes reading the first output (``finish`` is None) and ``exec_again`` the second
 (``read_output`` is None).
