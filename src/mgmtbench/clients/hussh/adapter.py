@@ -27,8 +27,8 @@ Timing notes, from hussh's source (``connection.rs``, version 0.3.3):
   run (5 commands, ``reuse-conn``): local 240 ms (ssh2 233, paramiko 235, paramiko+tcp-nodelay
   25), regional 690 ms (ssh2 689, paramiko 723, paramiko+tcp-nodelay 362). The one way around
   it is ``proxy_command``: the ``proxy-nodelay`` knob (:mod:`.knobs`, ``hussh+tuned``) gives
-  the SSH stream to ``socat`` with ``TCP_NODELAY`` (needs socat on PATH: :meth:`HusshClient
-  .missing` says so); ``timeout``, hussh's other setting, only bounds the waits;
+  the SSH stream to ``socat`` with ``TCP_NODELAY`` (socat must be on PATH, or ``missing()``
+  says so); ``timeout``, hussh's other setting, only bounds the waits;
 - every blocking call holds the GIL for its whole network wait (no ``allow_threads`` in the
   bindings): other Python threads of the process stop meanwhile. Threads of ``Connection`` run one
   at a time (:mod:`.fleet`), and an SSH server running in the same process (the tests' in-process
