@@ -23,6 +23,10 @@ Modes (the study's, clibench v0.8):
 
 ``teardown`` writes ``<close-session/>`` and closes the kept connection (no wait for the reply).
 
+Knobs (:mod:`.knobs`; none matters, so no ``asyncssh-netconf+tuned``), each a client by name:
+``asyncssh-netconf+base-1-0`` offers base:1.0 only in its ``<hello>`` (end-of-message framing),
+``asyncssh-netconf+window-size`` opens the channel with a 16 MiB window and 256 KiB packets.
+
 Application round trips are counted (every mode) through asyncssh's ``tunnel=``
 (:class:`~mgmtbench.clients.asyncssh.connect.CountingTunnel`), as in the asyncssh adapter.
 """
@@ -35,6 +39,7 @@ from typing import Any
 
 from lxml import etree
 
+from mgmtbench.clients.asyncssh_netconf.knobs import BASE_1_0_ONLY, KNOBS, WINDOW_SIZE
 from mgmtbench.clients.base import (
     NETCONF_MODES,
     PAYLOADS,
@@ -65,6 +70,11 @@ BASE_1_1 = "urn:ietf:params:netconf:base:1.1"
 HELLO = (f'<?xml version="1.0" encoding="UTF-8"?><hello xmlns="{rpcs.BASE}"><capabilities>'
          f"<capability>{BASE_1_0}</capability><capability>{BASE_1_1}</capability>"
          "</capabilities></hello>").encode()
+#: The ``base-1-0`` knob's hello: base:1.0 only, so the session keeps end-of-message framing.
+HELLO_1_0 = (f'<?xml version="1.0" encoding="UTF-8"?><hello xmlns="{rpcs.BASE}"><capabilities>'
+             f"<capability>{BASE_1_0}</capability></capabilities></hello>").encode()
+#: The ``window-size`` knob's channel: window and largest packet (asyncssh's: 2 MiB, 32 KiB).
+TUNED_WINDOW = {"window": 16 * 2**20, "max_pktsize": 2**18}
 _MESSAGE_ID = re.compile(rb"""<(?:[\w.-]+:)?rpc-reply\b[^>]*?\smessage-id=["']([^"']*)["']""")
 
 
@@ -90,12 +100,15 @@ class NetconfSession:
         self._received = 0
 
     @classmethod
-    async def open(cls, conn: Any) -> NetconfSession:
-        """Open the subsystem on ``conn`` and exchange hellos."""
-        writer, reader, _ = await conn.open_session(subsystem="netconf", encoding=None)
+    async def open(cls, conn: Any, hello: bytes = HELLO, **channel: int) -> NetconfSession:
+        """Open the subsystem on ``conn`` (``channel``: asyncssh's ``window``/``max_pktsize``)
+        and exchange hellos, ours being ``hello``."""
+        writer, reader, _ = await conn.open_session(subsystem="netconf", encoding=None,
+                                                    **channel)
         session = cls(conn, writer, reader)
-        writer.write(session._framer.frame(HELLO))
-        if BASE_1_1 in _capabilities(await session._message()):
+        writer.write(session._framer.frame(hello))
+        device = _capabilities(await session._message())
+        if BASE_1_1 in device and BASE_1_1.encode() in hello:  # both offer base:1.1
             session._framer.chunked = True
         return session
 
@@ -151,6 +164,7 @@ class AsyncsshNetconfClient(AsyncClient):
     extra = "all"  # asyncssh is a core dependency
     needs = ("asyncssh",)
     counts_round_trips = True
+    all_knobs = KNOBS
 
     _session: NetconfSession | None = None
 
@@ -175,8 +189,10 @@ class AsyncsshNetconfClient(AsyncClient):
         if self.round_trips is not None:
             options["tunnel"] = connect.CountingTunnel(self.round_trips)
         conn = await asyncssh.connect(**options, connect_timeout=_TIMEOUT)
+        hello = HELLO_1_0 if self.tuned_with(BASE_1_0_ONLY.name) else HELLO
+        channel = TUNED_WINDOW if self.tuned_with(WINDOW_SIZE.name) else {}
         try:
-            return await NetconfSession.open(conn)
+            return await NetconfSession.open(conn, hello, **channel)
         except BaseException:
             conn.close()
             raise

@@ -22,12 +22,13 @@ Modes: ``fresh-conn``, ``reuse-conn`` and ``batch-exec`` (the commands newline-j
 Timing notes, from hussh's source (``connection.rs``, version 0.3.3):
 
 - its ``TcpStream`` keeps Nagle's algorithm on (Rust's default, like ssh2-python's plain socket),
-  and ``Connection`` takes no socket, so nothing in a user's code can set ``TCP_NODELAY``: each
-  channel after the first on a connection waits for the device's delayed ACK, as ssh2-python and
-  paramiko as shipped do. Measured side by side in one run (5 commands, ``reuse-conn``): local
-  240 ms (ssh2 233, paramiko 235, paramiko+tcp-nodelay 25), regional 690 ms (ssh2 689, paramiko
-  723, paramiko+tcp-nodelay 362). That is why there is no ``hussh+tuned``: its one other setting,
-  ``timeout``, only bounds the waits;
+  and ``Connection`` takes no socket: each channel after the first on a connection waits for the
+  device's delayed ACK, as ssh2-python and paramiko as shipped do. Measured side by side in one
+  run (5 commands, ``reuse-conn``): local 240 ms (ssh2 233, paramiko 235, paramiko+tcp-nodelay
+  25), regional 690 ms (ssh2 689, paramiko 723, paramiko+tcp-nodelay 362). The one way around
+  it is ``proxy_command``: the ``proxy-nodelay`` knob (:mod:`.knobs`, ``hussh+tuned``) gives
+  the SSH stream to ``socat`` with ``TCP_NODELAY`` (socat must be on PATH, or ``missing()``
+  says so); ``timeout``, hussh's other setting, only bounds the waits;
 - every blocking call holds the GIL for its whole network wait (no ``allow_threads`` in the
   bindings): other Python threads of the process stop meanwhile. Threads of ``Connection`` run one
   at a time (:mod:`.fleet`), and an SSH server running in the same process (the tests' in-process
@@ -40,10 +41,14 @@ process in the path, changing what is timed).
 Errors: hussh raises ``hussh.AuthenticationError`` for a refused login and Python's
 ``TimeoutError`` for everything else at connect time, a refused connection included (``Connection
 refused (os error 111)``): that one is classified by its text as :class:`ConnectionFailed`.
+Through ``proxy_command`` (``proxy-nodelay``), a refused connection makes socat exit, which hussh
+reports as a ``RuntimeError`` ("Failed to start proxy command ..."): a :class:`ConnectionFailed`
+too.
 """
 
 from __future__ import annotations
 
+import shutil
 from typing import Any
 
 from mgmtbench.clients.base import (
@@ -52,7 +57,9 @@ from mgmtbench.clients.base import (
     Transport,
     password_or_key_only,
 )
+from mgmtbench.clients.hussh.knobs import KNOBS, PROXY_NODELAY
 from mgmtbench.clients.translate import ErrorMap, Translator, optional_errors, translate_errors
+from mgmtbench.clients.tuning import tuned
 from mgmtbench.errors import (
     AuthenticationFailed,
     ClientError,
@@ -69,6 +76,12 @@ except ImportError:  # reported by Client.missing()
 #: hussh's session time-out, in milliseconds (libssh2's ``set_timeout``): 0 would wait forever.
 TIMEOUT_MS = 30_000
 
+#: The ``proxy-nodelay`` knob's command (hussh puts the host and port for ``%h`` and ``%p``).
+PROXY_COMMAND = "socat - TCP:%h:%p,nodelay"
+
+#: How hussh's ``RuntimeError`` starts when the proxy command exited before the SSH handshake.
+_PROXY_FAILED = "Failed to start proxy command"
+
 #: What the text of hussh's ``TimeoutError`` says when the TCP connect itself failed (hussh
 #: raises ``TimeoutError`` with the ``io::Error``'s text for every connect failure).
 _CONNECT_FAILURES = ("Connection refused", "No route to host", "Network is unreachable",
@@ -84,18 +97,28 @@ def check(target: Target) -> None:
                          algorithms=" (hussh.Connection takes no algorithm options)")
 
 
-def connect(target: Target, timeout_ms: int = TIMEOUT_MS) -> Any:
-    """A connected, logged-in ``hussh.Connection`` to ``target``."""
-    credential = ({"private_key": str(target.key_file)} if target.auth is Auth.KEY
-                  else {"password": target.password})
+def connect(target: Target, timeout_ms: int = TIMEOUT_MS, *, proxy_nodelay: bool = False) -> Any:
+    """A connected, logged-in ``hussh.Connection`` to ``target``; with ``proxy_nodelay`` (the
+    knob) through ``socat`` with ``TCP_NODELAY`` (:class:`ClientError` without socat)."""
+    credential: dict[str, str] = ({"private_key": str(target.key_file)}
+                                  if target.auth is Auth.KEY else {"password": target.password})
+    if proxy_nodelay:
+        if shutil.which("socat") is None:
+            raise ClientError(f"hussh+{PROXY_NODELAY.name} needs socat on PATH")
+        credential["proxy_command"] = PROXY_COMMAND
     return hussh.Connection(target.host, port=target.ssh_port, username=target.username,
                             timeout=timeout_ms, **credential)
 
 
 def classify(exc: BaseException) -> type[ClientError] | None:
     """A ``TimeoutError`` whose text says the TCP connect failed is a :class:`ConnectionFailed`
-    (hussh reports every connect failure as a ``TimeoutError``); None: the mapping decides."""
-    if isinstance(exc, TimeoutError) and any(text in str(exc) for text in _CONNECT_FAILURES):
+    (hussh reports every connect failure as a ``TimeoutError``), and so is the ``RuntimeError``
+    hussh raises when its proxy command exits at once (``proxy-nodelay``: socat could not
+    connect); None: the mapping decides."""
+    text = str(exc)
+    if isinstance(exc, TimeoutError) and any(words in text for words in _CONNECT_FAILURES):
+        return ConnectionFailed
+    if isinstance(exc, RuntimeError) and text.startswith(_PROXY_FAILED):
         return ConnectionFailed
     return None
 
@@ -115,6 +138,7 @@ class HusshClient(TranslatedClient):
     #: Its calls hold the GIL while they wait on the network: a server in the same process (the
     #: tests' in-process emulator) cannot answer it (see the module).
     blocks_other_threads = True
+    all_knobs = KNOBS
 
     _conn: Any = None
 
@@ -130,12 +154,23 @@ class HusshClient(TranslatedClient):
         """Untimed preparation: connect here for ``reuse-conn``."""
         if self.mode in REUSING_MODES:
             with self._torn_down_on_failure(), self._translating():
-                self._conn = connect(self.target)
+                self._conn = self._connect()
+
+    @classmethod
+    def missing(cls) -> str | None:
+        """An install hint if the client cannot run here (with ``proxy-nodelay``: socat), else
+        None."""
+        if cls.tuned_with(PROXY_NODELAY.name) and shutil.which("socat") is None:
+            return f"client {cls.name} needs socat on PATH: install socat"
+        return super().missing()
+
+    def _connect(self) -> Any:
+        return connect(self.target, proxy_nodelay=self.tuned_with(PROXY_NODELAY.name))
 
     def _run(self, commands: list[str]) -> str:
         if self.mode == "reuse-conn":
             return "".join(_exec(self._conn, c) for c in commands)
-        conn = connect(self.target)
+        conn = self._connect()
         try:
             if self.mode == "batch-exec":
                 return _exec(conn, "\n".join(commands))
@@ -155,6 +190,9 @@ def _exec(conn: Any, command: str) -> str:
     """One exec channel: its stdout (hussh reads it as UTF-8 text)."""
     return str(conn.execute(command).stdout)
 
+
+#: hussh with every knob that matters.
+HusshClientTuned = tuned(HusshClient, KNOBS)
 
 ERRORS: ErrorMap = optional_errors(
     {OSError: ConnectionFailed, TimeoutError: ClientTimeout},

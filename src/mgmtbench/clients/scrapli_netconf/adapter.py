@@ -35,6 +35,11 @@ only after the previous operation's reply was read (seen with ``strace``: each `
 follows the previous ``<rpc-reply>`` read), so the RPCs are never all written before a reply is
 read.
 
+Knobs (:mod:`.knobs`; none matters, so no ``scrapli-netconf+tuned``), each a client by name
+(``scrapli-netconf+<knob>``): the ``SessionOptions`` scrapli's CLI adapters tune
+(``read_max_delay_ns``, ``read_size``), ``NetconfOptions(message_poll_interval_ns=...)`` and
+``(preferred_version=...)``, and ``close(force=True)`` (in ``fresh-session`` and ``teardown``).
+
 Round trips are not counted: libscrapli owns its connection (the ``ssh`` process's socket).
 """
 
@@ -53,6 +58,14 @@ from mgmtbench.clients.base import (
     password_or_key_only,
 )
 from mgmtbench.clients.netconf import rpcs
+from mgmtbench.clients.scrapli_netconf.knobs import (
+    BASE_1_0,
+    CLOSE_FORCE,
+    KNOBS,
+    MESSAGE_POLL,
+    READ_MAX_DELAY,
+    READ_SIZE,
+)
 from mgmtbench.clients.translate import Translator, optional_errors, translate_errors
 from mgmtbench.errors import (
     AuthenticationFailed,
@@ -65,7 +78,7 @@ from mgmtbench.targets import Auth, Target
 try:
     import scrapli
     import scrapli.exceptions
-    from scrapli.netconf import Netconf
+    from scrapli.netconf import Netconf, Version
 except ImportError:  # reported by Client.missing()
     scrapli = None  # type: ignore[assignment]
 
@@ -105,6 +118,7 @@ class ScrapliNetconfClient(TranslatedClient):
     payloads = PAYLOADS
     extra = "scrapli"
     needs = ("scrapli",)
+    all_knobs = KNOBS
 
     _netconf: Any = None
 
@@ -115,6 +129,24 @@ class ScrapliNetconfClient(TranslatedClient):
 
     def _translating(self) -> Translator:
         return translate_errors(self.name, ERRORS, classify=_classify)
+
+    def _session_options(self) -> dict[str, Any]:
+        """The ``SessionOptions`` the knobs this client runs with set."""
+        options: dict[str, Any] = {}
+        if self.tuned_with(READ_MAX_DELAY.name):
+            options["read_max_delay_ns"] = 1_000_000
+        if self.tuned_with(READ_SIZE.name):
+            options["read_size"] = 65_536
+        return options
+
+    def _netconf_options(self) -> dict[str, Any]:
+        """The ``NetconfOptions`` the knobs this client runs with set."""
+        options: dict[str, Any] = {}
+        if self.tuned_with(MESSAGE_POLL.name):
+            options["message_poll_interval_ns"] = 100_000
+        if self.tuned_with(BASE_1_0.name):
+            options["preferred_version"] = Version.VERSION_1_0
+        return options
 
     def _open(self) -> Any:
         t = self.target
@@ -130,7 +162,9 @@ class ScrapliNetconfClient(TranslatedClient):
             t.host,
             port=t.netconf_port or t.ssh_port,
             auth_options=scrapli.AuthOptions(username=t.username, **login),
-            session_options=scrapli.SessionOptions(operation_timeout_s=OPERATION_TIMEOUT),
+            options=scrapli.NetconfOptions(**self._netconf_options()),
+            session_options=scrapli.SessionOptions(operation_timeout_s=OPERATION_TIMEOUT,
+                                                   **self._session_options()),
             transport_options=scrapli.TransportBinOptions(
                 bin=ssh, ssh_config_path=os.devnull,
                 known_hosts_path=str(known) if known is not None else None,
@@ -164,7 +198,7 @@ class ScrapliNetconfClient(TranslatedClient):
         try:
             return self._reads(netconf, commands)
         finally:
-            netconf.close()
+            netconf.close(force=self.tuned_with(CLOSE_FORCE.name))
 
     def _reads(self, netconf: Any, commands: list[str]) -> str:
         return "".join(self._call(netconf, rpcs.read_rpc(c, self.payload)) for c in commands)
@@ -182,4 +216,4 @@ class ScrapliNetconfClient(TranslatedClient):
         netconf, self._netconf = self._netconf, None
         if netconf is not None:
             with self._translating():
-                netconf.close()
+                netconf.close(force=self.tuned_with(CLOSE_FORCE.name))
