@@ -168,9 +168,10 @@ def study(session: nox.Session) -> None:
 
 #: The modes the knob study times: each library's as-shipped default use (a new connection, a
 #: kept one, a PTY session; HTTPS, NETCONF and gNMI likewise, and gNMI's subscription, where
-#: pygnmi's subscribe-call knob acts); a client runs those it supports.
+#: pygnmi's subscribe-call knob acts; batch-exec, where hussh+tuned's proxy start costs); a
+#: client runs those it supports.
 KNOB_MODES = ("fresh-conn,reuse-conn,pty-fresh,keep-alive,fresh-session,reuse-session,"
-              "subscribe-once")
+              "subscribe-once,batch-exec")
 
 
 @project_session
