@@ -171,6 +171,21 @@ def test_http2_streams_and_posts_on_one_connection(fresh_emulator: FreshEmulator
     assert endpoint.device.hostname == "fw-h2"
 
 
+def test_http2_connections_closed_by_the_client_free_their_slots(
+        fresh_emulator: FreshEmulator) -> None:
+    """A client that opens a connection per request and closes it (httpx with http2=True in
+    fresh-conn) is never refused: each closed connection leaves the caps at once, not when
+    Hypercorn's keep-alive timer ends (75 s)."""
+    emu = fresh_emulator("cisco_asa", ssh=False, limits=Limits(
+        max_https_connections=10, max_https_connections_per_source=3))
+    url = f"{base(emu.endpoints[0])}/admin/exec/show+clock"
+    for _ in range(12):
+        with https_client(emu, http2=True) as client:
+            answer = client.get(url)
+        assert answer.http_version == "HTTP/2"
+        assert answer.status_code == 200
+
+
 # --- HTTP/1.1 ----------------------------------------------------------------------------
 
 

@@ -132,9 +132,10 @@ class _Handshaking(asyncio.Protocol):
         alpn = ssl_object.selected_alpn_protocol() if ssl_object is not None else None
         if alpn == "h2":
             reader = asyncio.StreamReader(limit=2**16)
-            stream = asyncio.StreamReaderProtocol(reader)
+            stream = _Http2Stream(reader, self.admitted)
             self._hand_over(tls, stream)
             task = server.loop.create_task(server.http2(tls, stream, reader))
+            stream.task = task
             server.tasks.add(task)
             task.add_done_callback(server.tasks.discard)
             task.add_done_callback(self.admitted.close)
@@ -163,6 +164,27 @@ class _Handshaking(asyncio.Protocol):
         self.data.clear()
         if self.eof:
             protocol.eof_received()
+
+
+class _Http2Stream(asyncio.StreamReaderProtocol):
+    """Hypercorn's stream of an HTTP/2 connection, which stops counting against the caps when
+    its transport is lost, and ends Hypercorn's task :data:`GRACE` s later if it has not ended.
+    Hypercorn's task waits out its keep-alive timer (``https_idle_timeout``, 75 s) after the
+    peer has gone, and the connection counted until then: 40 HTTP/2 connections opened and
+    closed by their client in turn were 40 still open, so a client making a new connection per
+    request filled its source's 250 in seconds, and the device dropped every new one."""
+
+    def __init__(self, reader: asyncio.StreamReader, admitted: _Admitted) -> None:
+        super().__init__(reader)
+        self.admitted = admitted
+        self.task: asyncio.Task[None] | None = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        self.admitted.close()
+        task = self.task
+        if task is not None and not task.done():
+            asyncio.get_running_loop().call_later(GRACE, task.cancel)
 
 
 class _Accepted(asyncio.Protocol):
