@@ -45,7 +45,7 @@ the timed part; it is configuration, and it carries no session between connectio
 
 ``tls-resume`` and httpx: neither httpx nor httpcore has a session-reuse option. httpcore opens TLS
 with ``ssl_context.wrap_socket(sock, server_hostname=...)``, so the adapter passes a context
-(:class:`_ResumingContext`, configured exactly like ``create_default_context(cafile=...)``) whose
+(:class:`ResumingContext`, configured exactly like ``create_default_context(cafile=...)``) whose
 ``wrap_socket`` offers the saved session. Everything else is stock httpx: the same client, pool
 and request path as ``fresh-conn``. After each iteration the adapter reads the connection's
 ``ssl_object`` (httpx's ``network_stream`` response extension): if ``session_reused`` is False
@@ -116,10 +116,10 @@ ERRORS = optional_errors(
     })
 
 
-class _ResumingContext(ssl.SSLContext):
+class ResumingContext(ssl.SSLContext):
     """A client context that offers ``resume_with`` (a saved TLS session) on every new connection.
 
-    Made like ``ssl.create_default_context(cafile=...)``; see :func:`_resuming_context`.
+    Made like ``ssl.create_default_context(cafile=...)``; see :func:`resuming_context`.
     """
 
     resume_with: ssl.SSLSession | None = None
@@ -128,6 +128,7 @@ class _ResumingContext(ssl.SSLContext):
                     do_handshake_on_connect: bool = True, suppress_ragged_eofs: bool = True,
                     server_hostname: str | bytes | None = None,
                     session: ssl.SSLSession | None = None) -> ssl.SSLSocket:
+        """``SSLContext.wrap_socket``, offering ``resume_with`` unless given a session."""
         return super().wrap_socket(
             sock, server_side=server_side, do_handshake_on_connect=do_handshake_on_connect,
             suppress_ragged_eofs=suppress_ragged_eofs, server_hostname=server_hostname,
@@ -136,6 +137,7 @@ class _ResumingContext(ssl.SSLContext):
     def wrap_bio(self, incoming: ssl.MemoryBIO, outgoing: ssl.MemoryBIO, server_side: bool = False,
                  server_hostname: str | bytes | None = None,
                  session: ssl.SSLSession | None = None) -> ssl.SSLObject:
+        """``SSLContext.wrap_bio``, offering ``resume_with`` unless given a session."""
         return super().wrap_bio(
             incoming, outgoing, server_side=server_side, server_hostname=server_hostname,
             session=session if session is not None else self.resume_with)
@@ -145,10 +147,11 @@ def _verify_context(target: Target) -> ssl.SSLContext:
     return ssl.create_default_context(cafile=_ca_file(target))
 
 
-def _resuming_context(target: Target) -> _ResumingContext:
+def resuming_context(target: Target) -> ResumingContext:
+    """A :class:`ResumingContext` that verifies the target's certificate with its CA file."""
     # What ssl.create_default_context(Purpose.SERVER_AUTH, cafile=...) does, in the subclass:
     # PROTOCOL_TLS_CLIENT (certificate and hostname checks on), then the CA.
-    context = _ResumingContext(ssl.PROTOCOL_TLS_CLIENT)
+    context = ResumingContext(ssl.PROTOCOL_TLS_CLIENT)
     context.load_verify_locations(cafile=_ca_file(target))
     return context
 
@@ -180,7 +183,9 @@ def body_of(response: httpx.Response) -> str:
     return response.text
 
 
-def _ssl_object(response: httpx.Response) -> Any:
+def tls_object(response: httpx.Response) -> Any:
+    """The ``ssl`` object of the connection ``response`` came on (its session, whether it was
+    resumed)."""
     stream = response.extensions.get("network_stream")
     found = stream.get_extra_info("ssl_object") if stream is not None else None
     if found is None:
@@ -251,7 +256,7 @@ class HttpxClient(_Https, TranslatedClient):
 
     def _setup(self) -> None:
         if self.mode == "tls-resume":
-            self._context = _resuming_context(self.target)
+            self._context = resuming_context(self.target)
             with self._new_client() as client:  # the first ticket, untimed
                 self._save_session(client.get(exec_path([WARMUP])), first=True)
             return
@@ -287,10 +292,10 @@ class HttpxClient(_Https, TranslatedClient):
     def _save_session(self, response: httpx.Response, first: bool = False) -> None:
         """Check that this connection resumed (unless it is the first), keep its newest session."""
         body_of(response)
-        ssl_object = _ssl_object(response)
+        ssl_object = tls_object(response)
         if not first and not ssl_object.session_reused:
             raise ClientError("httpx: tls-resume: the TLS session was not resumed")
-        assert isinstance(self._context, _ResumingContext)
+        assert isinstance(self._context, ResumingContext)
         self._context.resume_with = ssl_object.session
 
     def teardown(self) -> None:

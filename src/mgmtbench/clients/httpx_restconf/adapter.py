@@ -33,7 +33,7 @@ adapter's too: the device's certificate checked against ``target.ca_file``, any 
 
 Knobs (:mod:`.knobs`, ``httpx-restconf`` and its ``+tuned``): ``tls-resumption`` offers each new
 connection the TLS session of the one before it, through the context the CLI API's
-``tls-resume`` mode uses (:class:`~mgmtbench.clients.httpx.adapter._ResumingContext`, the
+``tls-resume`` mode uses (:class:`~mgmtbench.clients.httpx.adapter.ResumingContext`, the
 only way: httpx has no session option); a new connection that was offered a session and did
 not resume fails the round. ``http2`` offers HTTP/2 beside HTTP/1.1 (``http2=True``).
 """
@@ -47,10 +47,10 @@ from typing import Any, ClassVar
 from mgmtbench.clients.base import AsyncClient, TranslatedClient, Transport
 from mgmtbench.clients.httpx.adapter import (
     ERRORS,
-    _resuming_context,
-    _ResumingContext,
-    _ssl_object,
+    ResumingContext,
     base_url,
+    resuming_context,
+    tls_object,
 )
 from mgmtbench.clients.httpx_restconf.knobs import HTTP2, KNOBS, TLS_RESUMPTION
 from mgmtbench.clients.restconf import requests
@@ -75,12 +75,12 @@ _KEPT = frozenset({"keep-alive", "batch-patch", "json-vs-xml", "h2-multiplex"})
 
 def _context(target: Target, resuming: bool = False) -> ssl.SSLContext:
     """The device's CA; ``resuming``: a context that offers the session it is given
-    (:class:`~mgmtbench.clients.httpx.adapter._ResumingContext`, the ``tls-resumption`` knob)."""
+    (:class:`~mgmtbench.clients.httpx.adapter.ResumingContext`, the ``tls-resumption`` knob)."""
     if target.ca_file is None:
         raise ClientError("httpx-restconf: the target has no CA file to verify the device's "
                           "certificate")
     if resuming:
-        return _resuming_context(target)
+        return resuming_context(target)
     return ssl.create_default_context(cafile=str(target.ca_file))
 
 
@@ -197,15 +197,15 @@ class HttpxRestconfClient(_Restconf, TranslatedClient):
         url, headers = self._get(command)
         response = client.get(url, headers=headers)
         output = self._output(response)
-        if first and isinstance(self._ssl, _ResumingContext):
+        if first and isinstance(self._ssl, ResumingContext):
             self._resumed(self._ssl, response)
         return output
 
-    def _resumed(self, context: _ResumingContext, response: httpx.Response) -> None:
+    def _resumed(self, context: ResumingContext, response: httpx.Response) -> None:
         """``tls-resumption``: the new connection must have resumed the session offered (if one
         was: a knob that did not resume would time full handshakes under its name); its own
         session is offered to the next connection."""
-        ssl_object = _ssl_object(response)
+        ssl_object = tls_object(response)
         if context.resume_with is not None and not ssl_object.session_reused:
             raise ClientError(f"{self.name}: tls-resumption: the TLS session was not resumed")
         context.resume_with = ssl_object.session
