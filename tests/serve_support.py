@@ -40,6 +40,11 @@ class Served:
 def serve(tmp_path: Path, *flags: str, open_files: int | None = None) -> Iterator[Served]:
     """``mgmtbench serve`` on two free loopback ports (``open_files``: its RLIMIT_NOFILE)."""
     ssh_port, https_port = free_port(), free_port()
+    # NETCONF and gNMI on free ports too unless the caller chose them: their defaults (8300,
+    # 9339) are one port for every ``serve`` on the machine (one held 8300 in a CI run, and two
+    # tests could not start their device).
+    defaults = [arg for flag in ("--netconf-port", "--gnmi-port") if flag not in flags
+                for arg in (flag, "0")]
 
     def limit() -> None:
         if open_files is not None:
@@ -48,7 +53,8 @@ def serve(tmp_path: Path, *flags: str, open_files: int | None = None) -> Iterato
     with (tmp_path / "serve.log").open("wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "mgmtbench.cli", "serve", "--ssh-port", str(ssh_port),
-             "--https-port", str(https_port), "--state-dir", str(tmp_path / "state"), *flags],
+             "--https-port", str(https_port), "--state-dir", str(tmp_path / "state"), *defaults,
+             *flags],
             stdout=subprocess.DEVNULL, stderr=log, preexec_fn=limit)
     try:
         deadline = time.monotonic() + 30

@@ -69,7 +69,7 @@ def clean(everything: bool = False) -> Cleanup:
         done.leftovers = [found for runtime in RUNTIMES.values()
                           for found in runtime.sweep(dead, live, everything)]
         for state in dead:
-            _remove_network(state)
+            remove_network(state)
             done.labs.append(state.lab_id)
         recorded = {s.netns for s in states}
         for name in lab_namespaces():  # ours by name, but no state: its owner died while starting
@@ -91,7 +91,7 @@ def _lab_runs(lab_id: str) -> bool:
     return state is not None and state.owner_running()
 
 
-def _remove_network(state: LabState) -> None:
+def remove_network(state: LabState) -> None:
     """The lab's host interface (the one it made: same index, same namespace), its namespace
     and its state folder."""
     if state.host_ifindex is not None and state.host_netns == namespace_id():
