@@ -369,9 +369,17 @@ def test_loss_rate(make_lab: Callable[..., Lab]) -> None:
 
 def test_rate_limit(make_lab: Callable[..., Lab]) -> None:
     rate_mbit, total = 20.0, 5_000_000
-    with make_lab(f"rtt=2,rate={rate_mbit:g}") as lab, echo_connection(
-            lab.devices[0].address) as sock:
-        assert lab.state is not None
+    with make_lab(f"rtt=2,rate={rate_mbit:g}") as lab:
+        # A busy machine only slows the delay line (the rate comes out low); a lab fault (a
+        # wrong charge per packet) is off on every try: the least deviation of up to three.
+        assert least_of(lambda: _rate_deviation(lab, rate_mbit, total), 0.05) <= 0.05
+
+
+def _rate_deviation(lab: Lab, rate_mbit: float, total: int) -> float:
+    """The larger relative deviation, of the wire rate from ``rate_mbit`` and of the goodput
+    from what that rate carries, over one echo of ``total`` bytes."""
+    assert lab.state is not None
+    with echo_connection(lab.devices[0].address) as sock:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 0)
         mss = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG)  # payload per segment
         mtu = int(Path(f"/sys/class/net/{lab.state.host_if}/mtu").read_text())
@@ -409,8 +417,7 @@ def test_rate_limit(make_lab: Callable[..., Lab]) -> None:
     print(f"rate: {rate_mbit} Mbit/s configured; wire (rx IP bytes) {wire_mbit:.2f} Mbit/s, "
           f"goodput {goodput_mbit:.2f} Mbit/s (expected {expected_goodput:.2f} = rate x "
           f"{mss}/{mtu}), over {seconds:.2f} s")
-    assert abs(wire_mbit / rate_mbit - 1) <= 0.05
-    assert abs(goodput_mbit / expected_goodput - 1) <= 0.05
+    return max(abs(wire_mbit / rate_mbit - 1), abs(goodput_mbit / expected_goodput - 1))
 
 
 # --- 6. packet accounting ------------------------------------------------------------------------
