@@ -53,7 +53,7 @@ import os
 import shutil
 from typing import Any, ClassVar
 
-from mgmtbench.clients.scrapli.knobs import KNOBS, READ_MAX_DELAY, READ_SIZE
+from mgmtbench.clients.scrapli.knobs import KNOBS, session_options
 from mgmtbench.clients.session import SessionClient
 from mgmtbench.clients.translate import Translator, optional_errors, translate_errors
 from mgmtbench.clients.tuning import tuned
@@ -118,15 +118,6 @@ class _ScrapliClient(SessionClient):
     def _transport_options(self) -> Any:
         raise NotImplementedError
 
-    def _session_options(self) -> dict[str, Any]:
-        """The ``SessionOptions`` the knobs this client runs with set."""
-        options: dict[str, Any] = {}
-        if self.tuned_with(READ_MAX_DELAY.name):
-            options["read_max_delay_ns"] = 1_000_000
-        if self.tuned_with(READ_SIZE.name):
-            options["read_size"] = 65_536
-        return options
-
     def _open(self) -> Any:
         t = self.target
         if t.auth is Auth.KEY:
@@ -141,7 +132,7 @@ class _ScrapliClient(SessionClient):
                 username=t.username, **login,
                 lookups=[scrapli.LookupKeyValue(key="enable", value=t.enable_secret)]),
             session_options=scrapli.SessionOptions(operation_timeout_s=OPERATION_TIMEOUT,
-                                                   **self._session_options()),
+                                                   **session_options(self.tuned_with)),
             transport_options=self._transport_options(),
         )
         try:

@@ -10,6 +10,9 @@ no option for it, so TCP_NODELAY cannot be set by a user (strace: libscrapli's c
 by no setsockopt; the bin transport's OpenSSH sets TCP_NODELAY itself for an interactive session).
 """
 
+from collections.abc import Callable
+from typing import Any
+
 from mgmtbench.clients.tuning import Knob
 
 READ_MAX_DELAY = Knob(
@@ -33,3 +36,15 @@ READ_SIZE = Knob(
 )
 
 KNOBS = (READ_MAX_DELAY, READ_SIZE)
+
+
+def session_options(tuned_with: Callable[[str], bool]) -> dict[str, Any]:
+    """The ``SessionOptions`` arguments the ``read-max-delay`` and ``read-size`` knobs set, for a
+    client whose ``tuned_with`` says which it runs with (scrapli's CLI adapters and
+    scrapli-netconf: the same libscrapli session options)."""
+    options: dict[str, Any] = {}
+    if tuned_with(READ_MAX_DELAY.name):
+        options["read_max_delay_ns"] = 1_000_000
+    if tuned_with(READ_SIZE.name):
+        options["read_size"] = 65_536
+    return options

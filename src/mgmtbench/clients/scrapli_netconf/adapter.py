@@ -58,13 +58,12 @@ from mgmtbench.clients.base import (
     password_or_key_only,
 )
 from mgmtbench.clients.netconf import rpcs
+from mgmtbench.clients.scrapli.knobs import session_options
 from mgmtbench.clients.scrapli_netconf.knobs import (
     BASE_1_0,
     CLOSE_FORCE,
     KNOBS,
     MESSAGE_POLL,
-    READ_MAX_DELAY,
-    READ_SIZE,
 )
 from mgmtbench.clients.translate import Translator, optional_errors, translate_errors
 from mgmtbench.errors import (
@@ -130,15 +129,6 @@ class ScrapliNetconfClient(TranslatedClient):
     def _translating(self) -> Translator:
         return translate_errors(self.name, ERRORS, classify=_classify)
 
-    def _session_options(self) -> dict[str, Any]:
-        """The ``SessionOptions`` the knobs this client runs with set."""
-        options: dict[str, Any] = {}
-        if self.tuned_with(READ_MAX_DELAY.name):
-            options["read_max_delay_ns"] = 1_000_000
-        if self.tuned_with(READ_SIZE.name):
-            options["read_size"] = 65_536
-        return options
-
     def _netconf_options(self) -> dict[str, Any]:
         """The ``NetconfOptions`` the knobs this client runs with set."""
         options: dict[str, Any] = {}
@@ -164,7 +154,7 @@ class ScrapliNetconfClient(TranslatedClient):
             auth_options=scrapli.AuthOptions(username=t.username, **login),
             options=scrapli.NetconfOptions(**self._netconf_options()),
             session_options=scrapli.SessionOptions(operation_timeout_s=OPERATION_TIMEOUT,
-                                                   **self._session_options()),
+                                                   **session_options(self.tuned_with)),
             transport_options=scrapli.TransportBinOptions(
                 bin=ssh, ssh_config_path=os.devnull,
                 known_hosts_path=str(known) if known is not None else None,
