@@ -28,126 +28,34 @@ import argparse
 import asyncio
 import base64
 import contextlib
+import importlib
 import os
 import random
-import re
-import resource
 import socket
-import ssl
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import asyncssh
+from soakbase import (
+    AUTH,
+    USER,
+    Attack,
+    Server,
+    Tally,
+    get,
+    https_request,
+    post,
+    quietly,
+    ssh_login,
+    start_server,
+)
 
-USER, PASSWORD = "admin", "admin"
-AUTH = "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
-
-
-@dataclass
-class Server:
-    process: subprocess.Popen[bytes]
-    ssh_port: int
-    https_port: int
-    context: ssl.SSLContext
-    log: Path
-    peak_kib: int = 0
-
-    def sample(self) -> None:
-        try:
-            status = Path(f"/proc/{self.process.pid}/status").read_text()
-        except OSError:
-            return
-        found = re.search(r"^VmHWM:\s+(\d+) kB", status, re.M)
-        if found:
-            self.peak_kib = max(self.peak_kib, int(found.group(1)))
-
-
-@dataclass
-class Tally:
-    tried: Counter[str] = field(default_factory=Counter)
-    server_errors: int = 0  # HTTP 5xx answers
-    legit_ok: Counter[str] = field(default_factory=Counter)  # by transport
-    legit_failed: Counter[str] = field(default_factory=Counter)  # after one retry
-    legit_first_try_failed: Counter[str] = field(default_factory=Counter)
-    legit_reasons: Counter[str] = field(default_factory=Counter)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_server(workdir: Path, extra: list[str], src: str | None, max_memory: int) -> Server:
-    """``mgmtbench serve`` (from ``src``, a PYTHONPATH, or the installed one), its address space
-    capped at ``max_memory`` MiB so that a server without limits fails alone, not the machine."""
-    ssh_port, https_port = free_port(), free_port()
-    log = workdir / "serve.log"
-    env = dict(os.environ, PYTHONPATH=src) if src else None
-
-    def cap() -> None:
-        limit = max_memory * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-    process = subprocess.Popen(
-        [sys.executable, "-m", "mgmtbench.cli", "serve", "--ssh-port", str(ssh_port),
-         "--https-port", str(https_port), "--state-dir", str(workdir / "state"), *extra],
-        stdout=subprocess.DEVNULL, stderr=log.open("wb"), cwd=workdir, env=env,
-        preexec_fn=cap)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            for port in (ssh_port, https_port):
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit("mgmtbench serve did not start: "
-                                 f"{log.read_text()[-2000:]}") from None
-            time.sleep(0.2)
-    context = ssl.create_default_context(cafile=str(workdir / "state" / "tls" / "ca.pem"))
-    return Server(process, ssh_port, https_port, context, log)
-
-
-async def https_request(server: Server, request: bytes, source: str, timeout: float = 15,
-                        read_body: bool = True) -> int:
-    """Send one raw HTTPS request on a new connection; the status code (0: none)."""
-    async with asyncio.timeout(timeout):
-        reader, writer = await asyncio.open_connection(
-            "127.0.0.1", server.https_port, ssl=server.context, local_addr=(source, 0))
-        try:
-            writer.write(request)
-            head = await reader.readuntil(b"\r\n\r\n")
-            status = int(head.split(b" ", 2)[1])
-            length = re.search(rb"content-length: (\d+)", head, re.I)
-            if read_body and length:
-                await reader.readexactly(int(length.group(1)))
-            return status
-        finally:
-            writer.close()
-
-
-def get(path: str, auth: str = AUTH) -> bytes:
-    return (f"GET {path} HTTP/1.1\r\nHost: r\r\nAuthorization: {auth}\r\n"
-            "Connection: close\r\n\r\n").encode()
-
-
-def post(body: str, auth: str = AUTH) -> bytes:
-    data = body.encode()
-    return (f"POST /admin/config HTTP/1.1\r\nHost: r\r\nAuthorization: {auth}\r\n"
-            f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n").encode() + data
-
-
-async def ssh_login(server: Server, source: str, **options: object) -> asyncssh.SSHClientConnection:
-    return await asyncio.wait_for(asyncssh.connect(
-        "127.0.0.1", server.ssh_port, username=USER, password=PASSWORD, known_hosts=None,
-        local_addr=(source, 0), **options), 30)
+# Attack modules beside this file (tools/soak_<area>.py), each exporting ATTACKS.
+ATTACK_MODULES: tuple[str, ...] = ()
 
 
 # --- the legitimate client ------------------------------------------------------------------
@@ -160,6 +68,7 @@ async def legit(server: Server, tally: Tally, stop: float) -> None:
         transport = "ssh" if turn % 2 else "https"
         for attempt in (1, 2):
             tally.tried["legit"] += 1
+            began = time.monotonic()
             try:
                 if turn % 2:
                     async with await ssh_login(server, "127.0.0.1") as conn:
@@ -175,6 +84,7 @@ async def legit(server: Server, tally: Tally, stop: float) -> None:
                 ok, reason = False, type(exc).__name__
             if ok:
                 tally.legit_ok[transport] += 1
+                tally.legit_seconds.append(time.monotonic() - began)
                 break
             tally.legit_reasons[f"{transport} {reason}"] += 1
             if attempt == 1:
@@ -185,13 +95,6 @@ async def legit(server: Server, tally: Tally, stop: float) -> None:
 
 
 # --- the hostile mix ------------------------------------------------------------------------
-
-
-async def quietly(coro: Awaitable[object]) -> None:
-    """Run a hostile step; its failures (refusals, resets, time-outs) are the point."""
-    with contextlib.suppress(OSError, asyncssh.Error, TimeoutError,
-                             asyncio.IncompleteReadError, ValueError):
-        await coro
 
 
 async def idle(server: Server, tally: Tally, stop: float) -> None:
@@ -362,15 +265,36 @@ async def sample(server: Server, stop: float) -> None:
         await asyncio.sleep(0.5)
 
 
-async def soak(server: Server, seconds: float) -> Tally:
+def attacks() -> dict[str, Attack]:
+    """Every attack by name: this file's and the attack modules'."""
+    found: dict[str, Attack] = {
+        "idle": idle, "garbage": garbage, "slow-posts": slow_posts, "guessing": guessing,
+        "unread": unread, "floods": floods}
+    for name in ATTACK_MODULES:
+        module = importlib.import_module(name)
+        found.update(module.ATTACKS)
+    return found
+
+
+async def soak(server: Server, seconds: float, chosen: list[Attack]) -> Tally:
     tally = Tally()
     stop = time.monotonic() + seconds
-    workers: list[Callable[[Server, Tally, float], Awaitable[None]]] = [
-        legit, idle, garbage, slow_posts, guessing, unread, floods]
     await asyncio.gather(sample(server, stop),
                          *(asyncio.wait_for(w(server, tally, stop), seconds + 90)
-                           for w in workers), return_exceptions=True)
+                           for w in [legit, *chosen]), return_exceptions=True)
     return tally
+
+
+async def settle(server: Server, seconds: float) -> None:
+    """Let the server return what the load took (closed connections, trimmed heap)."""
+    await asyncio.sleep(seconds)
+    server.sample()
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    if len(values) < 2:
+        return values[0] if values else float("nan")
+    return statistics.quantiles(values, n=100, method="inclusive")[round(fraction * 100) - 1]
 
 
 def main() -> None:
@@ -385,14 +309,33 @@ def main() -> None:
                              "logins fail while hostile connections hold MaxStartups' start)")
     parser.add_argument("--max-memory", type=int, default=4096, metavar="MIB",
                         help="address space allowed to the server (default: %(default)s MiB)")
+    parser.add_argument("--only", default=None, metavar="NAME[,NAME]",
+                        help="run only these attacks beside the legitimate client "
+                             "(default: all; --list names them)")
+    parser.add_argument("--list", action="store_true", help="name the attacks and exit")
+    parser.add_argument("--settle", type=float, default=40.0, metavar="SECONDS",
+                        help="wait after the load before reading the server's RSS "
+                             "(default: %(default)s)")
     parser.add_argument("serve_flags", nargs="*", help="extra `mgmtbench serve` flags (after --)")
     args = parser.parse_args()
     seconds = args.minutes * 60 if args.minutes is not None else args.seconds
+    known = attacks()
+    if args.list:
+        print("\n".join(sorted(known)))
+        return
+    names = args.only.split(",") if args.only else sorted(known)
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        parser.error(f"unknown attack {', '.join(unknown)}; known: {', '.join(sorted(known))}")
     workdir = Path(tempfile.mkdtemp(prefix="mgmtbench-soak-"))
     server = start_server(workdir, args.serve_flags, args.src, args.max_memory)
+    time.sleep(2)
+    server.sample()
+    idle_kib = server.rss_kib
     started = time.monotonic()
     try:
-        tally = asyncio.run(soak(server, seconds))
+        tally = asyncio.run(soak(server, seconds, [known[name] for name in names]))
+        asyncio.run(settle(server, args.settle))
     finally:
         exited = server.process.poll()
         server.process.terminate()
@@ -413,7 +356,15 @@ def main() -> None:
     print(f"  crashes: {crashes} (server exited: {'yes' if exited is not None else 'no'}, "
           f"tracebacks in its log: {tracebacks}, ERROR lines: {errors}, HTTP 5xx: "
           f"{tally.server_errors})")
-    print(f"  server peak RSS: {server.peak_kib / 1024:.0f} MiB; its log: {len(log)} lines")
+    grown = (server.rss_kib - idle_kib) / idle_kib if idle_kib else float("nan")
+    print(f"  attacks: {', '.join(names)}")
+    print(f"  server RSS: idle {idle_kib / 1024:.0f} MiB, peak {server.peak_kib / 1024:.0f} MiB, "
+          f"{args.settle:.0f} s after the load {server.rss_kib / 1024:.0f} MiB ({grown:+.0%} of "
+          f"idle); its log: {len(log)} lines")
+    times = tally.legit_seconds
+    print(f"  legitimate latency: p50 {percentile(times, 0.5) * 1000:.0f} ms, "
+          f"p99 {percentile(times, 0.99) * 1000:.0f} ms, max "
+          f"{max(times, default=float('nan')) * 1000:.0f} ms ({len(times)} answered)")
     failed = sum(tally.legit_failed.values())
     rate = failed / legit_total if legit_total else 1.0
     split = ", ".join(
