@@ -17,9 +17,13 @@ Starts ``mgmtbench serve`` (default limits) on loopback and, for the given time,
   and 20 channels on one SSH connection (127.0.0.7, logged in).
 
 Prints requests tried, crashes (the server exiting, tracebacks or ERROR lines in its log, HTTP
-5xx answers), the server's peak RSS and log size, and the legitimate client's error rate per
-transport; exits 1 on a crash or over ``--max-legit-errors``. Every connection has a time-out
-and the run stops itself; nothing leaves 127.0.0.0/8.
+5xx answers), the server's RSS idle, at its peak and ``--settle`` seconds after the load, and
+the legitimate client's error rate per transport and latency (p50, p99, and the worst 10 s
+window's p99, where a stall shows). It exits 1 unless the issue's acceptance holds: no crash,
+legitimate errors within ``--max-legit-errors``, p99 within ``--max-legit-p99`` (1 s), RSS back
+within ``--max-rss-growth`` (10 %) of idle; ``--json`` keeps the figures. ``--only NAME`` runs one
+attack (``--list`` names them: this file's and the attack modules' in ATTACK_MODULES). Every
+connection has a time-out and the run stops itself; nothing leaves 127.0.0.0/8.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import asyncio
 import base64
 import contextlib
 import importlib
+import json
 import os
 import random
 import socket
@@ -85,6 +90,7 @@ async def legit(server: Server, tally: Tally, stop: float) -> None:
             if ok:
                 tally.legit_ok[transport] += 1
                 tally.legit_seconds.append(time.monotonic() - began)
+                tally.legit_started.append(began)
                 break
             tally.legit_reasons[f"{transport} {reason}"] += 1
             if attempt == 1:
@@ -291,6 +297,18 @@ async def settle(server: Server, seconds: float) -> None:
     server.sample()
 
 
+def worst_window(tally: Tally, began: float, width: float = 10.0) -> tuple[float, float]:
+    """The highest p99 of the legitimate client's latency over ``width``-second windows, and
+    the window's start (seconds into the run): a stall shows here when the run's p99 hides it."""
+    windows: dict[int, list[float]] = {}
+    for start, seconds in zip(tally.legit_started, tally.legit_seconds, strict=True):
+        windows.setdefault(int((start - began) // width), []).append(seconds)
+    if not windows:
+        return float("nan"), 0.0
+    index, values = max(windows.items(), key=lambda item: percentile(item[1], 0.99))
+    return percentile(values, 0.99), index * width
+
+
 def percentile(values: list[float], fraction: float) -> float:
     if len(values) < 2:
         return values[0] if values else float("nan")
@@ -307,6 +325,14 @@ def main() -> None:
                         help="fail over this legitimate-client error rate, after one retry "
                              "(default: %(default)s; OpenSSH-style early drop makes some SSH "
                              "logins fail while hostile connections hold MaxStartups' start)")
+    parser.add_argument("--max-legit-p99", type=float, default=1.0, metavar="SECONDS",
+                        help="fail when the legitimate client's p99 latency, over the run or "
+                             "any 10 s of it, is above this (default: %(default)s)")
+    parser.add_argument("--max-rss-growth", type=float, default=10.0, metavar="PERCENT",
+                        help="fail when the server's RSS after --settle is more than this above "
+                             "its idle size (default: %(default)s)")
+    parser.add_argument("--json", type=Path, default=None, metavar="PATH",
+                        help="also write the figures to PATH as JSON")
     parser.add_argument("--max-memory", type=int, default=4096, metavar="MIB",
                         help="address space allowed to the server (default: %(default)s MiB)")
     parser.add_argument("--only", default=None, metavar="NAME[,NAME]",
@@ -362,9 +388,11 @@ def main() -> None:
           f"{args.settle:.0f} s after the load {server.rss_kib / 1024:.0f} MiB ({grown:+.0%} of "
           f"idle); its log: {len(log)} lines")
     times = tally.legit_seconds
+    p99, (window_p99, window_at) = percentile(times, 0.99), worst_window(tally, started)
     print(f"  legitimate latency: p50 {percentile(times, 0.5) * 1000:.0f} ms, "
-          f"p99 {percentile(times, 0.99) * 1000:.0f} ms, max "
-          f"{max(times, default=float('nan')) * 1000:.0f} ms ({len(times)} answered)")
+          f"p99 {p99 * 1000:.0f} ms, max {max(times, default=float('nan')) * 1000:.0f} ms "
+          f"({len(times)} answered); worst 10 s: p99 {window_p99 * 1000:.0f} ms at "
+          f"{window_at:.0f} s")
     failed = sum(tally.legit_failed.values())
     rate = failed / legit_total if legit_total else 1.0
     split = ", ".join(
@@ -374,7 +402,24 @@ def main() -> None:
           f"({rate:.1%}): {split}"
           + (f"; {', '.join(f'{k} {v}' for k, v in sorted(tally.legit_reasons.items()))}"
              if tally.legit_reasons else ""))
-    sys.exit(1 if crashes or rate * 100 > args.max_legit_errors else 0)
+    verdicts = {
+        "no crash": crashes == 0,
+        f"legit errors <= {args.max_legit_errors:g} %": rate * 100 <= args.max_legit_errors,
+        f"legit p99 <= {args.max_legit_p99:g} s": max(p99, window_p99) <= args.max_legit_p99,
+        f"RSS after <= idle + {args.max_rss_growth:g} %": grown * 100 <= args.max_rss_growth,
+    }
+    print("  " + "; ".join(f"{name}: {'yes' if ok else 'NO'}" for name, ok in verdicts.items()))
+    if args.json:
+        args.json.write_text(json.dumps({
+            "seconds": seconds, "attacks": names, "serve_flags": args.serve_flags,
+            "tried": dict(tally.tried), "crashes": crashes, "tracebacks": tracebacks,
+            "rss_idle_mib": idle_kib / 1024, "rss_peak_mib": server.peak_kib / 1024,
+            "rss_after_mib": server.rss_kib / 1024, "settle_s": args.settle,
+            "legit_operations": legit_total, "legit_failed": failed,
+            "legit_p50_ms": percentile(times, 0.5) * 1000, "legit_p99_ms": p99 * 1000,
+            "legit_worst_window_p99_ms": window_p99 * 1000,
+            "verdicts": verdicts}, indent=2) + "\n")
+    sys.exit(0 if all(verdicts.values()) else 1)
 
 
 if __name__ == "__main__":

@@ -65,6 +65,7 @@ class Tally:
     legit_first_try_failed: Counter[str] = field(default_factory=Counter)
     legit_reasons: Counter[str] = field(default_factory=Counter)
     legit_seconds: list[float] = field(default_factory=list)  # each successful operation's time
+    legit_started: list[float] = field(default_factory=list)  # and when it began (monotonic)
 
 
 Attack = Callable[[Server, Tally, float], Awaitable[None]]
@@ -89,7 +90,8 @@ def start_server(workdir: Path, extra: list[str], src: str | None, max_memory: i
 
     process = subprocess.Popen(
         [sys.executable, "-m", "mgmtbench.cli", "serve", "--ssh-port", str(ssh_port),
-         "--https-port", str(https_port), "--state-dir", str(workdir / "state"), *extra],
+         "--https-port", str(https_port), "--netconf-port", "0", "--gnmi-port", "0",
+         "--state-dir", str(workdir / "state"), *extra],
         stdout=subprocess.DEVNULL, stderr=log.open("wb"), cwd=workdir, env=env,
         preexec_fn=cap)
     deadline = time.monotonic() + 30
