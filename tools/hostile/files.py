@@ -14,6 +14,7 @@ import os
 import resource
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -25,13 +26,13 @@ TIMEOUT = 60.0  # seconds a probed command may run
 
 
 def run_cli(args: list[str], src: Path, *, timeout: float = TIMEOUT,
-            memory: int = MEMORY) -> dict[str, object]:
+            memory: int = MEMORY, env: dict[str, str] | None = None) -> dict[str, object]:
     """Run ``mgmtbench ARGS`` from ``src``, bounded; its figures."""
     def bound() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         os.setsid()
 
-    env = {**os.environ, "PYTHONPATH": str(src)}
+    env = {**os.environ, **(env or {}), "PYTHONPATH": str(src)}
     start = time.monotonic()
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen([PYTHON, "-m", "mgmtbench.cli", *args], stdout=subprocess.DEVNULL,
@@ -174,6 +175,62 @@ def attack_serve_state_dir_foreign(folder: Path, src: Path) -> dict[str, object]
     result = _serve(["--state-dir", str(foreign)], src)
     result["written"] = sorted(p.name for p in foreign.iterdir() if p.name != "passwd")
     return result
+
+
+def _passive_opens() -> int:
+    """TCP connections accepted in this network namespace so far (``/proc/net/snmp``)."""
+    lines = [line.split() for line in Path("/proc/net/snmp").read_text().splitlines()
+             if line.startswith("Tcp:")]
+    return int(lines[1][lines[0].index("PassiveOpens")])
+
+
+def _free_port(host: str) -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def attack_inventory_amplify(folder: Path, src: Path, *, hosts: int = 2000,
+                             seconds: float = 20.0, parallel: int = 256) -> dict[str, object]:
+    """``inventory check --parallel 256`` on ``hosts`` names that are all 127.0.0.70, against a
+    ``mgmtbench serve`` there, for ``seconds``: the connections that address accepted. Runs in
+    a network namespace of its own (``unshare -n``: root), so the kernel's count of accepted
+    connections is this probe's alone."""
+    if os.environ.get("HOSTILE_FILES_NETNS") != "1":
+        done = subprocess.run(
+            ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$0" "$@"', sys.executable,
+             __file__, "inventory-amplify", "--src", str(src)],
+            env={**os.environ, "HOSTILE_FILES_NETNS": "1"}, capture_output=True, text=True,
+            timeout=seconds + 90)
+        line = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr
+        return {"inner": line.removeprefix("inventory-amplify ")}
+    address = "127.0.0.70"
+    ssh_port, https_port = _free_port(address), _free_port(address)
+    env = {**os.environ, "PYTHONPATH": str(src), "MGMTBENCH_PASSWORD": "admin"}
+    server = subprocess.Popen(
+        [PYTHON, "-m", "mgmtbench.cli", "serve", "--bind", address, "--ssh-port", str(ssh_port),
+         "--https-port", str(https_port), "--netconf-port", "0", "--gnmi-port", "0",
+         "--no-http3"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert server.stdout is not None
+        for line in server.stdout:
+            if line.startswith("Press Ctrl-C"):
+                break
+        inventory = _write(folder, "many.toml", "".join(
+            f'[hosts.r{i}]\nhost = "{address}"\nplatform = "cisco_ios"\nusername = "admin"\n'
+            f"ssh_port = {ssh_port}\nhttps_port = {https_port}\n" for i in range(hosts)))
+        before = _passive_opens()
+        result = run_cli(["inventory", "check", str(inventory), "--parallel", str(parallel),
+                          "--json"], src, timeout=seconds, env={"MGMTBENCH_PASSWORD": "admin"})
+        opened = _passive_opens() - before
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    return {"connections": opened, "per_s": round(opened / float(str(result["seconds"])), 1),
+            "seconds": result["seconds"], "traceback": result["traceback"],
+            "said": result["last"]}
 
 
 ATTACKS: dict[str, Callable[[Path, Path], dict[str, object]]] = {
