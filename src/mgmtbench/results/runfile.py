@@ -276,7 +276,7 @@ class RunFile:
             value = row.get(key)
             if value is None:
                 continue
-            whole = value if type(value) is int and value >= 0 else _whole(value)
+            whole = value if type(value) is int and 0 <= value <= MAX_NUMBER else _whole(value)
             if whole is None:
                 source = "params" if key in params else "extra_info"
                 raise bad(f"{source}.{key} is {kind(value)}, not a whole number")
