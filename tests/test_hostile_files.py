@@ -8,12 +8,15 @@ refused (or, for an aliased Ansible group tree, read in linear time) with a one-
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import math
+import os
 import subprocess
 import sys
 import time
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -25,8 +28,19 @@ from mgmtbench.targets.probe import probe_all
 from mgmtbench.targets.safety import TargetGate
 from serve_support import serve
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "hostile"))
-import files as hostile  # noqa: E402
+
+def _hostile() -> ModuleType:
+    """``tools/hostile/files.py``: its hostile inputs (a script, not a package)."""
+    path = Path(__file__).resolve().parents[1] / "tools" / "hostile" / "files.py"
+    spec = importlib.util.spec_from_file_location("hostile_files", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+hostile = _hostile()
 
 CLI = [sys.executable, "-m", "mgmtbench.cli"]
 ENV = {"MGMTBENCH_USERNAME": "admin", "MGMTBENCH_PASSWORD": "admin"}
@@ -177,7 +191,7 @@ def test_inventory_check_says_in_one_sentence_that_hosts_share_an_address(tmp_pa
                             for i in range(3)))
     result = subprocess.run([*CLI, "inventory", "check", str(path), "--json", "--timeout", "2",
                              "--samples", "1"], capture_output=True, text=True, timeout=60,
-                            env={**__import__("os").environ, **ENV})
+                            env={**os.environ, **ENV})
     assert "3 hosts share 1 address(es) (3 on 127.0.0.71)" in result.stderr
     assert "Traceback" not in result.stderr
     assert len(json.loads(result.stdout)["hosts"]) == 3
