@@ -259,8 +259,8 @@ class RunFile:
             if type(value) is not float and (type(value) is not int):
                 raise bad(f"stats.{key} is {kind(value)}, not a time in seconds")
             if not 0 <= value < MAX_NUMBER:  # NaN fails both comparisons
-                raise bad(f"stats.{key} is {_shown(value)}: times must be finite, not negative "
-                          "and below 2**53")
+                shown = _shown(value) if type(value) is int else repr(value)
+                raise bad(f"stats.{key} is {shown}: times must be finite and not negative")
             row[column] = value * 1000
         rounds = stats.get("rounds")
         if rounds is not None and (_whole(rounds) or 0) < 1:

@@ -30,6 +30,7 @@ import importlib
 import os
 import pkgutil
 import socket
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -163,7 +164,7 @@ def select(entries: list[HostEntry], limit: str | None, *, where: str) -> list[H
         raise UsageError(f"{where}: the inventory has no hosts")
     names = [e.name for e in entries]
     if len(set(names)) != len(names):
-        twice = sorted({n for n in names if names.count(n) > 1})
+        twice = sorted(n for n, count in Counter(names).items() if count > 1)
         raise UsageError(f"{where}: host names must be unique ({', '.join(twice)} twice)")
     if not limit or not limit.strip():
         return entries
