@@ -104,17 +104,12 @@ class _TooDeep(Exception):
 
 
 def _loader_class() -> Any:
-    """PyYAML's safe loader (libyaml's when built with it), composing no deeper than
-    :data:`MAX_DEPTH`."""
+    """PyYAML's safe loader (the pure-Python one ``yaml.safe_load`` uses), composing no deeper
+    than :data:`MAX_DEPTH`: its composer recurses once per level, so the depth is counted where
+    it recurses, before Python's own limit is met."""
     import yaml
 
-    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    if base is not yaml.SafeLoader:
-        # libyaml composes in C (no recursion limit of Python's, no hook): depth is checked by
-        # the pure-Python composer instead, which is fast enough for inventories.
-        base = yaml.SafeLoader
-
-    class BoundedLoader(base):  # type: ignore[valid-type,misc]
+    class BoundedLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no types here
         depth = 0
 
         def compose_node(self, parent: Any, index: Any) -> Any:
