@@ -67,12 +67,12 @@ def _write(folder: Path, name: str, text: str) -> Path:
 
 def laughs_yaml(levels: int = 9) -> str:
     """A "billion laughs" Ansible inventory (~600 bytes): each level of ``all``'s variables a
-    list of ten aliases of the one before, the host's variable the last of them."""
+    list of ten aliases of the one before, the host's address the last of them."""
     lines = ["all:", "  vars:", "    x0: &x0 [lol]"]
     for i in range(1, levels + 1):
         lines.append(f"    x{i}: &x{i} [" + ", ".join([f"*x{i - 1}"] * 10) + "]")
-    lines += ["  hosts:", "    r1:", "      ansible_host: 127.0.0.70",
-              "      ansible_network_os: ios", f"      v: *x{levels}"]
+    lines += ["  hosts:", "    r1:", f"      ansible_host: *x{levels}",
+              "      ansible_network_os: ios"]
     return "\n".join(lines) + "\n"
 
 
@@ -89,7 +89,8 @@ def alias_groups_yaml(depth: int = 5, width: int = 10) -> str:
 
 
 def attack_yaml_laughs(folder: Path, src: Path) -> dict[str, object]:
-    return run_cli(["inventory", "list", str(_write(folder, "inv.yaml", laughs_yaml()))], src)
+    return run_cli(["inventory", "list", str(_write(folder, "inv.yaml", laughs_yaml()))], src,
+                   env={"MGMTBENCH_USERNAME": "admin", "MGMTBENCH_PASSWORD": "admin"})
 
 
 def attack_yaml_alias_groups(folder: Path, src: Path) -> dict[str, object]:
