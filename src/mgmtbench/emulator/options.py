@@ -7,12 +7,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from mgmtbench.emulator.device.filesystem import DEFAULT_SIZE
+from mgmtbench.errors import UsageError
 
 HOST_KEY_TYPES = {
     "ed25519": "ssh-ed25519",
     "ecdsa": "ecdsa-sha2-nistp256",
     "rsa": "ssh-rsa",
 }
+#: Seconds of ``--processing-delay`` at most: past a minute per command every client's own
+#: time-out (Netmiko's, scrapli's, ncclient's) fires first.
+MAX_DELAY = 60.0
 #: Login methods the SSH server can offer (keyboard-interactive asks for the password).
 AUTH_METHODS = ("password", "publickey", "keyboard-interactive")
 
@@ -86,6 +90,51 @@ class Limits:
     # Bytes a device's file system (flash:, disk0:) holds, in memory: SCP/SFTP writes beyond it
     # fail with "No space left on device".
     file_system_size: int = DEFAULT_SIZE
+
+    def __post_init__(self) -> None:
+        """Every limit checked, in one line naming its flag (:func:`check_limits`)."""
+        check_limits(self)
+
+
+#: Limits that may be 0 (no delay, no extension, no file system); every other one is at least 1
+#: (a count) or above 0 (seconds): a 0 time-out closes every connection at once, a 0 cap
+#: refuses everything.
+ZERO_ALLOWED = frozenset({"auth_failure_delay", "body_min_rate", "file_system_size"})
+#: Seconds any time-out or delay may be, at most (a day): past it, a time-out is a hang (an
+#: infinite one overflows the event loop's timer).
+MAX_SECONDS = 86_400.0
+
+
+def flag_name(name: str) -> str:
+    """The ``mgmtbench serve`` flag of an option's field: login_timeout -> --login-timeout."""
+    return "--" + name.replace("_", "-")
+
+
+def check_seconds(name: str, value: object, *, zero: bool = False,
+                  most: float = MAX_SECONDS) -> None:
+    """``value`` is a finite number of seconds above 0 (``zero``: or 0), at most ``most``;
+    otherwise a one-line :class:`~mgmtbench.errors.UsageError` naming the flag."""
+    if isinstance(value, bool) or not isinstance(value, int | float) \
+            or not (0 <= value <= most) or (value == 0 and not zero):  # NaN fails all of them
+        least = "0" if zero else "above 0"
+        raise UsageError(f"{flag_name(name)} {value!r}: give seconds, {least} up to {most:g}")
+
+
+def check_limits(limits: Limits) -> None:
+    """Each of ``limits`` in range: seconds by :func:`check_seconds`, counts whole numbers of at
+    least 1 (0 where :data:`ZERO_ALLOWED`), MaxStartups' START <= FULL and RATE a percentage."""
+    for name in limits.__dataclass_fields__:
+        value = getattr(limits, name)
+        zero = name in ZERO_ALLOWED
+        if isinstance(value, float):
+            check_seconds(name, value, zero=zero)
+        elif isinstance(value, int) and not isinstance(value, bool) and value < (0 if zero else 1):
+            raise UsageError(f"{flag_name(name)} {value}: give a whole number of at least "
+                             f"{0 if zero else 1}")
+    start, rate, full = limits.max_startups
+    if not (1 <= start <= full and 0 <= rate <= 100):
+        raise UsageError(f"--max-startups {start}:{rate}:{full}: give START:RATE:FULL with "
+                         "1 <= START <= FULL and RATE a percentage, like OpenSSH's 10:30:100")
 
 
 @dataclass(frozen=True)
@@ -194,6 +243,11 @@ class EmulatorOptions:
     # The platform's User-Agent rule for /admin/ requests ([https] user_agent: the ASA's ASDM
     # agent): "any" accepts every agent, "device" refuses requests without it, as the device.
     user_agent_rule: str = "any"
+
+    def __post_init__(self) -> None:
+        """The processing delay checked: a device that takes more than a minute per command
+        is broken, and an infinite delay hangs every session."""
+        check_seconds("processing_delay", self.processing_delay, zero=True, most=MAX_DELAY)
 
     @property
     def ssh_server(self) -> SshServerOptions:

@@ -323,17 +323,20 @@ STATE_FILES = ("known_hosts", "tls")
 
 def claim_state_dir(folder: Path) -> None:
     """Make ``folder`` (mode 0700), or take an existing one that mgmtbench marked as its own or
-    that holds none of ``STATE_FILES``, and mark it. A folder with a ``known_hosts`` or ``tls``
-    that mgmtbench did not write is refused (:class:`UsageError`): a user's file is never
-    overwritten."""
+    that is empty, and mark it. Any other folder is refused (:class:`UsageError`) and left as
+    it is: the emulator writes only in folders that are its own, as ``git clone`` and ``initdb``
+    refuse a non-empty target (``--state-dir /etc`` once wrote known_hosts and tls/ there)."""
     try:
         private_folder(folder)
         if (folder / STATE_MARK).exists():
             return
-        taken = [name for name in STATE_FILES if os.path.lexists(folder / name)]
-        if taken:
-            raise UsageError(f"--state-dir {folder}: it has a {taken[0]} that mgmtbench did not "
-                             "write, which is left as it is: give an empty or new folder")
+        with os.scandir(folder) as entries:
+            other = next((entry.name for entry in entries if entry.name != STATE_MARK), None)
+        if other is not None and not (folder / STATE_MARK).exists():  # not marked meanwhile
+            taken = next((name for name in STATE_FILES if os.path.lexists(folder / name)), None)
+            what = f"a {taken} that" if taken else f"files ({other} ...) that"
+            raise UsageError(f"--state-dir {folder}: it has {what} mgmtbench did not write, "
+                             "left as they are: give an empty or new folder")
         with contextlib.suppress(FileExistsError):  # another emulator marked it meanwhile
             create_new(folder / STATE_MARK, "mgmtbench serve writes known_hosts and tls/ (its "
                        "CA, certificate and key) here, and replaces them when it starts.\n")

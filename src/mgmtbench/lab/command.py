@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -41,7 +42,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _lab_options(up)
     up.add_argument("--devices", type=int, default=1, help="devices in the lab (default: 1)")
     up.add_argument("--platform", default="cisco_ios", help="device platform (default: cisco_ios)")
-    up.add_argument("--password", default="admin", help="device login password (default: admin)")
+    up.add_argument("--password", default=None, help=argparse.SUPPRESS)  # refused: see run_up
+    up.add_argument("--ask-password", action="store_true",
+                    help="ask for the devices' login password (default: MGMTBENCH_PASSWORD, "
+                         "else admin); never on the command line, where every user sees it")
     up.add_argument("--authorized-keys", type=Path, default=None, metavar="FILE",
                     help="OpenSSH authorized_keys file for public-key login to the devices")
     up.add_argument("--inventory-out", type=Path, default=None, metavar="FILE",
@@ -119,6 +123,24 @@ def run_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _password(args: argparse.Namespace) -> str:
+    """The devices' login password: asked (``--ask-password``), else ``MGMTBENCH_PASSWORD``,
+    else ``admin``. ``--password VALUE`` is refused: a command line is world-readable
+    (``/proc/PID/cmdline``, ``ps``), which is why OpenSSH has no such flag and ``docker login``
+    reads ``--password-stdin``."""
+    if args.password is not None:
+        raise UsageError("--password puts the password where every user sees it (ps): export "
+                         "MGMTBENCH_PASSWORD or use --ask-password")
+    if args.ask_password:
+        import getpass
+
+        try:
+            return getpass.getpass("device password: ")
+        except EOFError:
+            raise UsageError("--ask-password: no password given (end of input)") from None
+    return os.environ.get("MGMTBENCH_PASSWORD") or "admin"
+
+
 def run_up(args: argparse.Namespace) -> int:
     """``mgmtbench lab up``: a lab until Ctrl-C."""
     logging.basicConfig(level=logging.WARNING, format="mgmtbench: %(message)s")
@@ -129,7 +151,8 @@ def run_up(args: argparse.Namespace) -> int:
         from mgmtbench.lab.inventory_out import check_inventory_path
 
         check_inventory_path(args.inventory_out)  # before the lab is built
-    creds = Credentials(password=args.password, enable_secret=args.password,
+    password = _password(args)
+    creds = Credentials(password=password, enable_secret=password,
                         authorized_keys=keys.resolve() if keys is not None else None)
     with _open(args, devices=args.devices, platform=args.platform, credentials=creds) as lab:
         info = lab.facts().as_dict()
@@ -142,7 +165,7 @@ def run_up(args: argparse.Namespace) -> int:
             print(f"  {device.hostname}: ssh -p {device.ssh_port} -o UserKnownHostsFile="
                   f"{lab.known_hosts} admin@{device.address}")
             if lab.unsupported(Service.HTTPS) is None:
-                print(f"      curl -u admin:{args.password} --cacert {lab.ca_file} "
+                print(f"      curl -u admin --cacert {lab.ca_file} "
                       f"https://{device.address}:{device.https_port}/admin/exec/show+version")
         if len(lab.devices) > 5:
             print(f"  ... and {len(lab.devices) - 5} more up to {lab.devices[-1].address}")

@@ -80,7 +80,7 @@ def load_run(path: Path) -> pd.DataFrame:
     """One run file's rows (see the module's docstring), read as a stream: memory grows with
     the rows kept, not with the file's JSON."""
     run = RunFile(path)
-    columns = _Columns()
+    columns = _Columns(path)
     for row in run.rows():
         columns.add(row)
     frame = pd.DataFrame(columns.data)
@@ -98,12 +98,19 @@ def load_run(path: Path) -> pd.DataFrame:
     return frame
 
 
+#: Different columns (params and extra_info keys) of one run, at most. A run has a few dozen;
+#: every new one costs a cell per row already read, so a new key per benchmark would make the
+#: frame quadratic (40,000 benchmarks: 1.6 billion cells).
+MAX_COLUMNS = 1000
+
+
 class _Columns:
     """Rows gathered column by column (a list per column, None where a row has no value), the
     way a DataFrame is built cheaply: no dict per row is kept, and repeated short strings
     (client, mode, profile ...) are stored once."""
 
-    def __init__(self) -> None:
+    def __init__(self, path: Path) -> None:
+        self.path = path
         self.data: dict[str, list[Any]] = {}
         self.count = 0
         self._strings: dict[str, str] = {}
@@ -114,6 +121,9 @@ class _Columns:
         for key, value in row.items():
             column = data.get(key)
             if column is None:
+                if len(data) >= MAX_COLUMNS:
+                    raise ResultsError(f"{self.path}: more than {MAX_COLUMNS:,} different params "
+                                       "and extra_info keys: not a benchmark run the report reads")
                 column = data[key] = [None] * count
             if type(value) is str and len(value) <= 64 and key != "name":
                 value = strings.setdefault(value, value)

@@ -138,9 +138,9 @@ def staged_folder(out: Path,
     ``out`` (an earlier report there is replaced); on any failure it is removed, with the parent
     folders this call made, and an ``OSError`` becomes a one-line :class:`UsageError`. Staging
     folders of killed runs are cleared first (:func:`clear_stale`), told to ``notice``."""
-    if out.is_symlink():
-        out = out.resolve()
     try:
+        if out.is_symlink():  # raises for a name too long, as everything below would
+            out = out.resolve()
         cleared = clear_stale(out)
     except OSError as exc:
         raise _error(out, exc) from None

@@ -21,8 +21,8 @@ file, the benchmark and what is wrong, in one line):
 from __future__ import annotations
 
 import json
-import math
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
@@ -38,6 +38,12 @@ WHOLE = ("commands", "concurrency")
 RESERVED = ("run", "run_time", "commit", "dirty", "machine", "name", "group", "experiment")
 CHUNK = 1 << 20  # characters read at a time
 MAX_VALUE = 64 << 20  # characters of one benchmark (or other top-level value), at most
+#: Numbers a run records are below this (2**53: floats hold every whole number up to it): a
+#: larger one is a broken file, and huge integers overflow the frame's float columns.
+MAX_NUMBER = 2**53
+#: Result keys whose name ends in a unit are numbers (``measured_rtt_ms``, ``loss_pct``,
+#: ``mb_per_s`` ...): text there is refused here, not met as a traceback in a chart.
+_UNIT = re.compile(r"(?:_ms|_s|_pct|_bytes|_mbit|_per_signature|_per_s_total)$")
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 _HINT = "make it with pytest --benchmark-json FILE or --benchmark-autosave"
@@ -86,6 +92,10 @@ class _Stream:
             except json.JSONDecodeError as exc:
                 if self.eof:
                     raise self.error(exc.msg, exc.pos) from None
+            except ValueError:  # an integer past Python's digit limit (4,300 digits)
+                raise ResultsError(f"{self._path}: not a run file (a number of more than "
+                                   f"{sys.get_int_max_str_digits()} digits near character "
+                                   f"{self._offset + self._pos})") from None
             except RecursionError:
                 raise ResultsError(f"{self._path}: not a run file (JSON nested too deeply)") from None
             else:
@@ -248,8 +258,9 @@ class RunFile:
                 continue  # not recorded
             if type(value) is not float and (type(value) is not int):
                 raise bad(f"stats.{key} is {kind(value)}, not a time in seconds")
-            if not 0 <= value < math.inf:  # NaN fails both comparisons
-                raise bad(f"stats.{key} is {value!r}: times must be finite and not negative")
+            if not 0 <= value < MAX_NUMBER:  # NaN fails both comparisons
+                shown = _shown(value) if type(value) is int else repr(value)
+                raise bad(f"stats.{key} is {shown}: times must be finite and not negative")
             row[column] = value * 1000
         rounds = stats.get("rounds")
         if rounds is not None and (_whole(rounds) or 0) < 1:
@@ -258,11 +269,14 @@ class RunFile:
         for key, value in extra.items():
             if key not in row:
                 row[key] = self._cell(value) if type(value) is dict else value
+        for key, value in row.items():
+            if _UNIT.search(key) and value is not None and not _finite(value):
+                raise bad(f"{key} is {_shown(value)}, not a finite number (its name says a unit)")
         for key in WHOLE:
             value = row.get(key)
             if value is None:
                 continue
-            whole = value if type(value) is int and value >= 0 else _whole(value)
+            whole = value if type(value) is int and 0 <= value <= MAX_NUMBER else _whole(value)
             if whole is None:
                 source = "params" if key in params else "extra_info"
                 raise bad(f"{source}.{key} is {kind(value)}, not a whole number")
@@ -301,7 +315,21 @@ def _whole(value: object) -> int | None:
         return None
     if isinstance(value, float) and not value.is_integer():
         return None
-    return int(value) if value >= 0 else None
+    return int(value) if 0 <= value <= MAX_NUMBER else None
+
+
+def _finite(value: object) -> bool:
+    """Whether ``value`` is a number (not a bool), finite and under :data:`MAX_NUMBER`."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return -MAX_NUMBER < value < MAX_NUMBER
+
+
+def _shown(value: object) -> str:
+    """A value for a message: :func:`kind`, a huge integer by its digits."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= MAX_NUMBER:
+        return f"a number of {len(str(abs(value)))} digits"
+    return kind(value)
 
 
 # Experiments of runs saved without extra_info["experiment"], by test file and by test function.

@@ -14,11 +14,18 @@ import argparse
 import asyncio
 import getpass
 import json
+import sys
 from pathlib import Path
 
 from mgmtbench.targets.credentials import VARIABLES
 from mgmtbench.targets.inventory import Inventory, load_inventory
 from mgmtbench.targets.probe import SAMPLES, HostReport, probe_all
+from mgmtbench.targets.safety import (
+    PER_TARGET_RATE,
+    PER_TARGET_SESSIONS,
+    TargetGate,
+    shared_addresses,
+)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,6 +42,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        help=f"TCP connects and SSH echoes per host (default: {SAMPLES})")
     check.add_argument("--parallel", type=_positive_int, default=8,
                        help="hosts probed at once (one session per host; default: 8)")
+    check.add_argument("--per-target-rate", type=_rate, default=PER_TARGET_RATE,
+                       metavar="PER_SECOND",
+                       help="new connections a second to one address, however many hosts the "
+                            "inventory gives it (default: %(default)s)")
+    check.add_argument("--per-target-sessions", type=_positive_int, default=PER_TARGET_SESSIONS,
+                       help="hosts probed at once on one address (default: %(default)s; a "
+                            "device has few VTY lines)")
     check.add_argument("--json", action="store_true", help="print one JSON object")
     check.set_defaults(run=run_check)
     listing = actions.add_parser("list", help="the hosts as read: no connection is made")
@@ -53,12 +67,37 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="comma-separated globs on host name, address or group; !PATTERN excludes")
     p.add_argument("--ask-password", action="store_true",
                    help="prompt for a password the inventory and MGMTBENCH_PASSWORD do not give")
-    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
                    help="per host, for hosts without a timeout of their own (default: 30)")
 
 
+def _seconds(text: str) -> float:
+    """A time-out: finite, above 0, a day at most (NaN and inf are no time-out)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value <= 86_400:
+        raise argparse.ArgumentTypeError(f"give seconds above 0 up to 86400, not {text}")
+    return value
+
+
+def _rate(text: str) -> float:
+    """Connections a second: finite and above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"give a rate above 0, not {text}")
+    return value
+
+
 def _positive_int(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value
@@ -101,8 +140,13 @@ def run_list(args: argparse.Namespace) -> int:
 def run_check(args: argparse.Namespace) -> int:
     """``mgmtbench inventory check``: 0 when every host is fine, else 1."""
     inventory = _load(args)
+    shared = shared_addresses((h.target.host for h in inventory.hosts),
+                              rate=args.per_target_rate, sessions=args.per_target_sessions)
+    if shared:
+        print(f"mgmtbench: note: {shared}", file=sys.stderr)
+    targets = TargetGate(args.per_target_rate, args.per_target_sessions)
     reports = asyncio.run(probe_all(inventory.hosts, samples=args.samples,
-                                    parallel=args.parallel))
+                                    parallel=args.parallel, targets=targets))
     if args.json:
         print(json.dumps({"inventory": str(inventory.path), "format": inventory.format,
                           "hosts": [r.as_dict() for r in reports]}, indent=2))

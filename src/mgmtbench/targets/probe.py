@@ -36,6 +36,7 @@ from typing import Any
 
 from mgmtbench.errors import AuthenticationFailed, ClientError, UsageError
 from mgmtbench.targets.inventory import InventoryHost
+from mgmtbench.targets.safety import TargetGate
 
 SAMPLES = 5
 
@@ -85,12 +86,16 @@ async def probe(host: InventoryHost, *, samples: int = SAMPLES) -> HostReport:
 
 
 async def probe_all(hosts: tuple[InventoryHost, ...] | list[InventoryHost], *,
-                    samples: int = SAMPLES, parallel: int = 8) -> list[HostReport]:
-    """:func:`probe` every host, at most ``parallel`` at once, in the inventory's order."""
+                    samples: int = SAMPLES, parallel: int = 8,
+                    targets: TargetGate | None = None) -> list[HostReport]:
+    """:func:`probe` every host, at most ``parallel`` at once, in the inventory's order; per
+    address at most ``targets``' sessions at once and connections a second (a probe opens
+    ``samples`` + 2: the TCP connects, SSH, TLS), however many hosts share the address."""
     gate = asyncio.Semaphore(parallel)
+    targets = targets or TargetGate()
 
     async def one(host: InventoryHost) -> HostReport:
-        async with gate:
+        async with targets.session(host.target.host, samples + 2), gate:
             return await probe(host, samples=samples)
 
     return list(await asyncio.gather(*(one(h) for h in hosts)))

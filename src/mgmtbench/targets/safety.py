@@ -5,6 +5,12 @@
 - :class:`Pacer`: new sessions (TCP connections) per second over all devices. A benchmark asks it
   before every round (outside the timed part, in pytest-benchmark's ``setup``), saying how many
   sessions a round opens; it sleeps until the budget allows them.
+- :class:`TargetGate`: what reaches each ADDRESS, whatever the inventory calls its hosts: at
+  most ``sessions`` probes or rounds at once and ``rate`` new connections per second on average
+  per address (an inventory of 2,000 names for one address once opened 587 connections a second
+  to it); :func:`shared_addresses` says, in one sentence, when hosts share one.
+- :func:`address_refusal`: addresses that are not a device's (0.0.0.0, multicast, broadcast,
+  the cloud metadata service at 169.254.169.254): refused in one sentence.
 - :func:`deadline`: a per-host time-out on one round, for clients that would wait forever on a
   device that stopped answering: ``SIGALRM`` raises :class:`~mgmtbench.errors.ClientTimeout` in
   the main thread (a client blocked inside a C library notices when it returns to Python).
@@ -15,11 +21,14 @@ blocks, which close the client, the wire tap and the fleet worker.
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from types import FrameType
 
 from mgmtbench.errors import ClientTimeout
@@ -70,6 +79,79 @@ class Pacer:
             self.waited += self._next - now
             now = self._next
         self._next = now + sessions / self.rate
+
+
+#: New connections per second to one address, on average, and probes at once per address:
+#: a device's management plane is small (IOS has 5 VTY lines by default, ``line vty 0 4``;
+#: sshd starts dropping at MaxStartups 10 unauthenticated connections), so two of our
+#: sessions at a time leave room for its operators, and 5 connections a second stay far from
+#: what control-plane policing or ``login block-for`` treats as an attack.
+PER_TARGET_RATE = 5.0
+PER_TARGET_SESSIONS = 2
+#: Addresses where a cloud's instance metadata (credentials included) answers: never a device.
+METADATA = frozenset(ipaddress.ip_address(a) for a in (
+    "169.254.169.254", "169.254.170.2", "fd00:ec2::254"))
+
+
+def address_refusal(address: str) -> str | None:
+    """Why ``address`` (a resolved IP address) is not a device to connect to, None when it may
+    be one."""
+    try:
+        ip = ipaddress.ip_address(address.split("%")[0])
+    except ValueError:
+        return None  # not an address (resolved elsewhere)
+    if ip in METADATA:
+        return f"{address} is a cloud metadata service, not a device"
+    if ip.is_unspecified:
+        return f"{address} is the unspecified address (any interface), not a device"
+    if ip.is_multicast or ip == ipaddress.ip_address("255.255.255.255"):
+        return f"{address} is a multicast or broadcast address, not a device"
+    if ip.is_reserved:
+        return f"{address} is a reserved address, not a device"
+    return None
+
+
+def shared_addresses(addresses: Iterable[str], *, rate: float = PER_TARGET_RATE,
+                     sessions: int = PER_TARGET_SESSIONS) -> str | None:
+    """One sentence when several hosts share one address (they are the same device to the
+    network: :class:`TargetGate` paces them together), None when every host has its own."""
+    counts = Counter(addresses)
+    shared = {a: n for a, n in counts.items() if n > 1}
+    if not shared:
+        return None
+    top, most = max(shared.items(), key=lambda item: item[1])
+    hosts = sum(shared.values())
+    return (f"{hosts} hosts share {len(shared)} address(es) ({most} on {top}): each address gets "
+            f"at most {rate:g} new connections a second and {sessions} sessions at once, "
+            "whatever the inventory calls its hosts")
+
+
+class TargetGate:
+    """Per address: at most ``sessions`` holders at once (:meth:`session`), and new connections
+    paced to ``rate`` a second on average (booked when a session starts), as :class:`Pacer` does
+    over all devices; addresses do not wait for each other."""
+
+    def __init__(self, rate: float = PER_TARGET_RATE,
+                 sessions: int = PER_TARGET_SESSIONS) -> None:
+        if not rate > 0 or sessions < 1:
+            raise ValueError("a per-target rate must be positive and sessions at least 1")
+        self.rate, self.sessions = rate, sessions
+        self._slots: dict[str, asyncio.Semaphore] = {}
+        self._next: dict[str, float] = {}  # per address: when its next connection may start
+
+    @asynccontextmanager
+    async def session(self, address: str, connections: int) -> AsyncIterator[None]:
+        """Hold one of ``address``'s sessions for the block, after waiting until its
+        ``connections`` new connections fit the rate."""
+        slots = self._slots.setdefault(address, asyncio.Semaphore(self.sessions))
+        async with slots:
+            loop = asyncio.get_running_loop()
+            now = loop.time()
+            start = max(now, self._next.get(address, now))
+            self._next[address] = start + connections / self.rate
+            if start > now:
+                await asyncio.sleep(start - now)
+            yield
 
 
 @contextmanager

@@ -30,6 +30,7 @@ import importlib
 import os
 import pkgutil
 import socket
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -40,6 +41,7 @@ from mgmtbench.targets.base import Target, make_target
 from mgmtbench.targets.credentials import CredentialSource, Prompt
 from mgmtbench.targets.inventory.base import HostEntry, InventoryFormat
 from mgmtbench.targets.platforms import InventoryPlatform, platform_for
+from mgmtbench.targets.safety import address_refusal
 
 __all__ = ["DEFAULT_TIMEOUT", "Inventory", "InventoryHost", "formats", "load_inventory",
            "select"]
@@ -130,7 +132,11 @@ def _host(entry: HostEntry, source: CredentialSource, env: Mapping[str, str],
     for what, path in (("ca_file", ca_file), ("known_hosts", known_hosts)):
         if path is not None and not path.is_file():
             raise UsageError(f"host {entry.name}: {what} {path} does not exist")
-    target = make_target(resolve_address(entry), entry.ssh_port, entry.https_port,
+    address = resolve_address(entry)
+    refused = address_refusal(address)
+    if refused is not None:
+        raise UsageError(f"host {entry.name}: {refused}: refused")
+    target = make_target(address, entry.ssh_port, entry.https_port,
                          platform=platform.name, login=login, ca_file=ca_file,
                          known_hosts=known_hosts, netconf_port=entry.netconf_port,
                          gnmi_port=entry.gnmi_port, http3_port=entry.http3_port)
@@ -158,7 +164,7 @@ def select(entries: list[HostEntry], limit: str | None, *, where: str) -> list[H
         raise UsageError(f"{where}: the inventory has no hosts")
     names = [e.name for e in entries]
     if len(set(names)) != len(names):
-        twice = sorted({n for n in names if names.count(n) > 1})
+        twice = sorted(n for n, count in Counter(names).items() if count > 1)
         raise UsageError(f"{where}: host names must be unique ({', '.join(twice)} twice)")
     if not limit or not limit.strip():
         return entries

@@ -39,6 +39,7 @@ SUFFIXES = (".yaml", ".yml")
 @dataclass
 class _Host:
     layers: list[tuple[int, int, str, dict[str, Any]]] = field(default_factory=list)
+    visits: set[int] = field(default_factory=set)  # the layers' visit numbers: each once
     groups: list[str] = field(default_factory=list)
     own: dict[str, Any] = field(default_factory=dict)
 
@@ -83,7 +84,11 @@ class AnsibleYamlInventory(InventoryFormat):
                               mapping(body.get("vars"), where=f"{where}: vars")))
             for host_name, host_vars in mapping(body.get("hosts"), where=where).items():
                 host = hosts.setdefault(str(host_name), _Host())
-                host.layers.extend(layer for layer in chain if layer not in host.layers)
+                # Set membership, not a list scan: a host in many groups stays linear.
+                for layer in chain:
+                    if layer[1] not in host.visits:
+                        host.visits.add(layer[1])
+                        host.layers.append(layer)
                 host.groups.extend(g for g in (*seen, name) if g not in host.groups)
                 host.own.update(mapping(host_vars, where=f"{where}: {host_name}"))
             for child, child_body in mapping(body.get("children"), where=where).items():

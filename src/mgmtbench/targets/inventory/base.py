@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from mgmtbench.errors import UsageError
+from mgmtbench.targets.inventory.bounded import load_yaml as _load_yaml
 
 #: Settings every format can carry, by their common names: what each becomes.
 SETTINGS = ("platform", "ssh_port", "https_port", "netconf_port", "gnmi_port", "http3_port",
@@ -134,21 +135,7 @@ def mapping(value: Any, *, where: str) -> dict[str, Any]:
 
 
 def load_yaml(path: Path) -> Any:
-    """The YAML document at ``path`` (PyYAML's safe loader); one line for a file that cannot be
+    """The YAML document at ``path`` (PyYAML's safe loader), bounded in size, depth and
+    aliases (:mod:`mgmtbench.targets.inventory.bounded`); one line for a file that cannot be
     read or parsed (an Ansible ``!vault`` value included)."""
-    import yaml
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read the inventory ({exc.strerror or exc})") from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        if "!vault" in str(exc):
-            raise UsageError(f"{path}: vault-encrypted values cannot be read: leave the password "
-                             "out and export MGMTBENCH_PASSWORD") from None
-        mark = getattr(exc, "problem_mark", None)
-        at = f" (line {mark.line + 1})" if mark is not None else ""
-        raise UsageError(f"{path}: not valid YAML{at}: {getattr(exc, 'problem', None) or exc}") \
-            from None
+    return _load_yaml(path)

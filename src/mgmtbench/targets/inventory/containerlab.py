@@ -12,23 +12,18 @@ running an emulator, ``mgmtbench-https-port``, ``mgmtbench-ca-file`` ...).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from mgmtbench.errors import UsageError
 from mgmtbench.targets.inventory.base import SETTINGS, HostEntry, InventoryFormat, entry, settings
+from mgmtbench.targets.inventory.bounded import load_json
 
 LABELS = {"mgmtbench-" + name.replace("_", "-"): name for name in SETTINGS}
 
 
 def _load(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read the inventory ({exc.strerror or exc})") from None
-    except ValueError as exc:
-        raise UsageError(f"{path}: not valid JSON ({exc})") from None
+    return load_json(path)
 
 
 def _containers(data: Any) -> list[Any] | None:

@@ -29,12 +29,12 @@ environment variable, or let :mod:`mgmtbench.targets.credentials` find one.
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from mgmtbench.errors import UsageError
 from mgmtbench.targets.inventory.base import HostEntry, InventoryFormat, entry, mapping, settings
+from mgmtbench.targets.inventory.bounded import load_toml
 
 SECRETS = {"password_env": "password", "enable_secret_env": "enable_secret"}
 
@@ -52,12 +52,7 @@ class NativeToml(InventoryFormat):
 
     def read(self, path: Path) -> list[HostEntry]:
         """Every ``[hosts.NAME]`` table, with its groups and the defaults applied."""
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise UsageError(f"{path}: cannot read the inventory ({exc.strerror or exc})") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise UsageError(f"{path}: not valid TOML ({exc})") from None
+        data = load_toml(path)
         unknown = set(data) - {"defaults", "groups", "hosts"}
         if unknown:
             raise UsageError(f"{path}: unknown tables {sorted(unknown)} (defaults, groups, hosts)")
