@@ -128,9 +128,9 @@ def test_without_both_sides_there_is_no_section_unless_asked(
 
 @contextmanager
 def lab_up(*args: str) -> Iterator[str]:
-    process = subprocess.Popen([*CLI, "lab", "up", "--profile", "campus", "--password", SECRET,
-                                "--samples", "5", *args], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    process = subprocess.Popen([*CLI, "lab", "up", "--profile", "campus", "--samples", "5", *args],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                               env={**os.environ, "MGMTBENCH_PASSWORD": SECRET})
     lines = []
     try:
         assert process.stdout is not None

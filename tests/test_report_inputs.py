@@ -135,7 +135,7 @@ def test_a_named_bad_run_fails_the_report_a_found_one_is_skipped(
     bad = tmp_path / "bad.json"
     bad.write_text(with_first(lambda b: b["stats"].update(mean=-1)))
     code, _, err = report(capsys, str(good), str(bad), "--out", str(tmp_path / "out"))
-    assert_one_line(code, err, "bad.json: benchmarks[0]", "stats.mean is -1")
+    assert_one_line(code, err, "bad.json: benchmarks[0]", "stats.mean is the number -1")
     assert not (tmp_path / "out").exists()
 
     saved = tmp_path / ".benchmarks" / "Linux-CPython-3.11-64bit"

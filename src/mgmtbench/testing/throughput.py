@@ -188,7 +188,7 @@ def emulator_server(folder: Path, authorized_keys: Path, key_file: Path,
     folder.mkdir(parents=True, exist_ok=True)
     argv = [sys.executable, "-m", "mgmtbench.cli", "serve", "--ssh-port", "0", "--https-port", "0",
             "--username", USERNAME, "--authorized-keys",
-            str(authorized_keys), "--state-dir", str(folder),
+            str(authorized_keys), "--state-dir", str(folder / "state"),
             # The experiment measures ciphers, not a platform's identity: the emulator offers the
             # study's ciphers (as sshd does by default), not only its image's defaults.
             "--kex", ",".join(KEX), "--ciphers", ",".join(CIPHERS), "--macs", MAC, *extra_args]
@@ -208,7 +208,7 @@ def emulator_server(folder: Path, authorized_keys: Path, key_file: Path,
         if not port:
             raise UsageError(f"mgmtbench serve did not start: {log.read_text().strip()[-300:]}")
         target = Target("127.0.0.1", port, 0, USERNAME, PASSWORD, "", known_hosts=folder /
-                        "known_hosts", key_file=key_file)
+                        "state" / "known_hosts", key_file=key_file)
         yield BulkServer("emulator", target, (process.pid,))
     finally:
         process.terminate()
