@@ -8,6 +8,12 @@ And HTTP/3 as the devices serve it (:func:`mgmtbench.emulator.http3.server.serve
 UDP, the same port number, certificate and :class:`~mgmtbench.proxy.app.ProxyApi`; session
 tickets, 0-RTT with RFC 8470's 425 for what is not safe to replay), unless ``http3`` is off;
 its counts (QUIC connections, handshakes, resumptions) are in ``/proxy/stats``.
+
+HTTPS connections are capped at accept, before TLS, as a device caps them
+(:class:`~mgmtbench.emulator.https.accept.ConnectionCaps` of ``policy.limits``: in all and per
+source address), and :func:`~mgmtbench.proxy.descriptors.open_files_for` raises the process's
+open-files limit to what those caps and the pool can hold, so a flood is refused at the cap
+instead of running the proxy out of descriptors.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from mgmtbench.errors import UsageError
 from mgmtbench.listening import bound
 from mgmtbench.loopthread import LoopThread
 from mgmtbench.proxy.app import ProxyApi, ProxyPolicy
+from mgmtbench.proxy.descriptors import open_files_for
 from mgmtbench.proxy.inventory import Inventory
 from mgmtbench.proxy.pool import PoolSettings, SshPool
 from mgmtbench.targets import Login
@@ -85,13 +92,15 @@ class EdgeProxy:
                                  f"{exc}") from exc
         self._state_dir = opts.state_dir or Path(tempfile.mkdtemp(prefix="mgmtbench-proxy-"))
         self.tls = make_tls_files(self._state_dir / "tls", [opts.bind, *opts.tls_names])
+        open_files_for(opts.policy.limits, opts.pool, len(opts.inventory))
         self._sockets, self._udp = _bind(opts.bind, opts.port, opts.http3)
         self.port = int(self._sockets[0].getsockname()[1])
         self.api = ProxyApi(opts.inventory, SshPool(opts.pool, opts.device_login, known),
                             opts.policy)
         loop = asyncio.get_running_loop()
         self._task = loop.create_task(
-            _serve(serve_https(self.api, self._sockets, server_context(self.tls), self._shutdown)))
+            _serve(serve_https(self.api, self._sockets, server_context(self.tls), self._shutdown,
+                               opts.policy.limits, names=["proxy"])))
         if self._udp:
             self.api.http3 = self.http3_counts
             self._http3_task = loop.create_task(_serve(serve_http3(

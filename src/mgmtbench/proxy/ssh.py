@@ -11,6 +11,11 @@ says: an exec channel per command (the study's proxy), or one shell for all of t
 /admin/config`` body is run in configuration mode: over exec only when every line is a ``show``
 command (which the device answers the same in either mode); a body that configures goes through
 a shell, ``configure terminal`` ... ``end``.
+
+What a device sends is read a chunk at a time and counted against the request's output cap
+(``max_output``): past it the channel is closed and :class:`OutputTooLarge` raised, so a device
+(or a command) with gigabytes of output costs the proxy at most the cap, not its whole output
+(nginx's ``proxy_max_temp_file_size`` plays the same part for a buffering proxy).
 """
 
 from __future__ import annotations
@@ -27,6 +32,27 @@ from mgmtbench.proxy.inventory import ProxyDevice
 from mgmtbench.targets import Login, Target, make_target
 
 _CHUNK = 65536
+
+
+class OutputTooLarge(Exception):
+    """A request's device output went past the proxy's cap."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"device output over {limit} bytes (the proxy's --max-output)")
+        self.limit = limit
+
+
+class _Budget:
+    """Bytes of device output a request may still receive."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.left = limit, limit
+
+    def take(self, data: bytes) -> bytes:
+        self.left -= len(data)
+        if self.left < 0:
+            raise OutputTooLarge(self.limit)
+        return data
 
 
 def device_target(device: ProxyDevice, login: Login) -> Target:
@@ -60,24 +86,36 @@ def is_show(line: str) -> bool:
 
 
 async def run_commands(conn: asyncssh.SSHClientConnection, device: ProxyDevice, target: Target,
-                       commands: list[str], config: bool, timeout: float) -> str:
+                       commands: list[str], config: bool, timeout: float,
+                       max_output: int = 32 * 1024 * 1024) -> str:
     """Run one request's ``commands`` (``config``: a configuration body) on ``conn``; the
-    outputs concatenated, as the device's HTTPS API answers."""
+    outputs concatenated, as the device's HTTPS API answers (:class:`OutputTooLarge` past
+    ``max_output`` bytes)."""
     lines = [c for c in commands if c.strip()]
+    budget = _Budget(max_output)
     async with translating(device):
         if device.uses_exec and not (config and not all(is_show(c) for c in lines)):
-            return "".join([await _exec(conn, c, timeout) for c in lines])
-        return await _in_shell(conn, target, lines, config, timeout)
+            return "".join([await _exec(conn, c, timeout, budget) for c in lines])
+        return await _in_shell(conn, target, lines, config, timeout, budget)
 
 
-async def _exec(conn: asyncssh.SSHClientConnection, command: str, timeout: float) -> str:
-    result = await conn.run(command, encoding=None, timeout=timeout)
-    out = result.stdout or b""
-    return out.decode("ascii", "replace") if isinstance(out, bytes) else out
+async def _exec(conn: asyncssh.SSHClientConnection, command: str, timeout: float,
+                budget: _Budget) -> str:
+    """One exec channel's output, read a chunk at a time within the budget."""
+    async with asyncio.timeout(timeout):
+        process = await conn.create_process(command, encoding=None)
+        try:
+            chunks = []
+            while chunk := await process.stdout.read(_CHUNK):
+                chunks.append(budget.take(bytes(chunk)))
+            await process.wait_closed()
+        finally:
+            process.close()
+    return b"".join(chunks).decode("ascii", "replace")
 
 
 async def _in_shell(conn: asyncssh.SSHClientConnection, target: Target, lines: list[str],
-                    config: bool, timeout: float) -> str:
+                    config: bool, timeout: float, budget: _Budget) -> str:
     shell = await conn.create_process(term_type="vt100", term_size=(511, 24), encoding=None)
 
     async def send(data: bytes) -> None:
@@ -86,7 +124,7 @@ async def _in_shell(conn: asyncssh.SSHClientConnection, target: Target, lines: l
 
     async def recv() -> bytes:
         async with asyncio.timeout(timeout):
-            return bytes(await shell.stdout.read(_CHUNK))
+            return budget.take(bytes(await shell.stdout.read(_CHUNK)))
 
     pty = AsyncPty(send, recv, timeout)
     try:
