@@ -13,7 +13,10 @@ HTTPS connections are capped at accept, before TLS, as a device caps them
 (:class:`~mgmtbench.emulator.https.accept.ConnectionCaps` of ``policy.limits``: in all and per
 source address), and :func:`~mgmtbench.proxy.descriptors.open_files_for` raises the process's
 open-files limit to what those caps and the pool can hold, so a flood is refused at the cap
-instead of running the proxy out of descriptors.
+instead of running the proxy out of descriptors. A
+:class:`~mgmtbench.emulator.memtrim.MemoryTrimmer` gives the C heap back to the system once
+connections have closed and things are quiet (as the emulator's does; after one connection
+rather than 64, since a proxy's big answers free tens of MiB on a single connection).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from mgmtbench.emulator.device.http3 import Http3Counts
 from mgmtbench.emulator.http3.server import serve_http3
 from mgmtbench.emulator.https.server import serve_https
 from mgmtbench.emulator.https.tls import TlsFiles, make_tls_files, server_context
+from mgmtbench.emulator.memtrim import MemoryTrimmer, TrimPolicy
 from mgmtbench.errors import UsageError
 from mgmtbench.listening import bound
 from mgmtbench.loopthread import LoopThread
@@ -71,6 +75,7 @@ class EdgeProxy:
         self._udp: list[socket.socket] = []
         self._task: asyncio.Task[None] | None = None
         self._http3_task: asyncio.Task[None] | None = None
+        self._trim_task: asyncio.Task[None] | None = None
         self._shutdown = asyncio.Event()
         self._state_dir: Path | None = None
 
@@ -98,6 +103,7 @@ class EdgeProxy:
         self.api = ProxyApi(opts.inventory, SshPool(opts.pool, opts.device_login, known),
                             opts.policy)
         loop = asyncio.get_running_loop()
+        self._trim_task = loop.create_task(MemoryTrimmer(TrimPolicy(min_closed=1)).run())
         self._task = loop.create_task(
             _serve(serve_https(self.api, self._sockets, server_context(self.tls), self._shutdown,
                                opts.policy.limits, names=["proxy"])))
@@ -125,6 +131,10 @@ class EdgeProxy:
                     task.cancel()
                     await asyncio.wait({task}, timeout=3)
         self._task = self._http3_task = None
+        if self._trim_task is not None:
+            self._trim_task.cancel()
+            await asyncio.wait({self._trim_task}, timeout=3)
+            self._trim_task = None
         if self.api is not None:
             await self.api.pool.close()
         for sock in [*self._sockets, *self._udp]:

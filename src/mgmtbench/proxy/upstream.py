@@ -16,7 +16,10 @@ text; ``aclose``), two implementations, picked once when the head-end starts
   is not sent again: it may have reached the device (a configuration), so the client sees the
   failure; the next request dials anew.
 
-A failure to reach the proxy is status 0 with the reason, never an exception.
+A failure to reach the proxy is status 0 with the reason, never an exception. Over HTTPS an
+answer is read a chunk at a time and given up past :data:`MAX_ANSWER` bytes (status 0, the
+reason), so a huge output costs the head-end at most that much (the proxy caps what it sends
+too, ``--max-output``).
 """
 
 from __future__ import annotations
@@ -33,6 +36,9 @@ if TYPE_CHECKING:
     import httpx
 
     from mgmtbench.clients.aioquic_h3.connection import Connection
+
+#: Bytes of one answer the head-end takes at most (the proxy's default --max-output).
+MAX_ANSWER = 32 * 1024 * 1024
 
 __all__ = ["Http3Upstream", "HttpsUpstream", "Upstream", "upstream_for"]
 
