@@ -234,6 +234,8 @@ def main() -> int:
     parser.add_argument("attack", choices=[*ATTACKS, "argv"])
     parser.add_argument("--src", default=str(Path(__file__).resolve().parents[2] / "src"))
     parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument("--size", type=int, default=64 * 1024 * 1024,
+                        help="bigoutput's bytes (default: 64 MiB)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="proxy-hostile-"))
     env = {**os.environ, "PYTHONPATH": args.src, "MGMTBENCH_PROXY_PASSWORD": PASSWORD}
@@ -273,8 +275,10 @@ def main() -> int:
         async def both() -> dict[str, Any]:
             nonlocal peak
             stop = time.monotonic() + args.seconds
-            attack = asyncio.ensure_future(ATTACKS[args.attack]("127.0.0.1", proxy_port,
-                                                                args.seconds))
+            chosen = ATTACKS[args.attack]
+            attack = asyncio.ensure_future(
+                attack_bigoutput("127.0.0.1", proxy_port, args.seconds, args.size)
+                if chosen is attack_bigoutput else chosen("127.0.0.1", proxy_port, args.seconds))
             legit_task = asyncio.ensure_future(legit.run(stop))
             while not (attack.done() and legit_task.done()):
                 peak = max(peak, _rss_kib(proxy.pid))

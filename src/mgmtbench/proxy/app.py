@@ -11,6 +11,13 @@
   the wall time spent answering them, the pool's connections; when served over HTTP/3 too, the
   HTTP/3 server's counts: QUIC connections, handshakes, resumptions, early requests).
 
+A device's output is streamed: sent on as the device sends it, each piece once the client's
+connection has taken the one before (the SSH channel waits meanwhile: backpressure from the
+client to the device), with no ``Content-Length`` (HTTP/1.1 chunked); a request's status is
+decided before the first byte (errors then are statuses), and a failure after it (the device's
+output passing ``max_output``, the time-out, a broken SSH session) ends the answer with a line
+``% proxy: <reason>``. A client that leaves mid-answer stops the device's output.
+
 The same application answers over HTTPS and HTTP/3, and counts a request the same on both.
 Over HTTP/3 a request that came in TLS early data (0-RTT, marked ``Early-Data: 1`` by the server,
 :mod:`mgmtbench.emulator.http3.early`) is answered as the device answers it: only a ``GET`` of
@@ -55,7 +62,7 @@ from mgmtbench.emulator.options import Limits
 from mgmtbench.errors import AuthenticationFailed, ClientError, ClientTimeout, ConnectionFailed
 from mgmtbench.proxy.inventory import Inventory, ProxyDevice
 from mgmtbench.proxy.pool import PoolBusy, SshPool
-from mgmtbench.proxy.ssh import OutputTooLarge, run_commands
+from mgmtbench.proxy.ssh import OutputTooLarge, Sink, run_commands
 from mgmtbench.targets import Target
 
 log = logging.getLogger("mgmtbench.proxy")
@@ -75,7 +82,9 @@ class ProxyPolicy:
     fresh_ssh: bool = False  # the default for requests without X-SSH-Connection
     timeout: float = 30.0  # seconds for a whole request's SSH work (then 504)
     max_body: int = 1024 * 1024
-    max_output: int = 32 * 1024 * 1024  # bytes of device output one request may bring back
+    #: Bytes of device output one request may bring back (streamed: this bounds time and the
+    #: device's work, not the proxy's memory); the device API's own max_request_output.
+    max_output: int = Limits.max_request_output
     #: The connection caps, time-outs, failed-login delay and body time-out, as the device's.
     limits: Limits = field(default_factory=Limits)
 
@@ -127,20 +136,27 @@ class ProxyApi:
         if scope["type"] != "http":
             return
         started = time.monotonic()
+        self.versions[str(scope.get("http_version", "1.1"))] += 1
         try:
-            status, body, kind = await self._answer(scope, receive)
+            answered = await self._answer(scope, receive, send)
+            if answered is None:  # streamed
+                self.statuses[200] += 1
+                return
+            status, body, kind = answered
             headers: list[tuple[bytes, bytes]] = []
         except _ClientGone:
             return  # nobody to answer: not an error of the proxy's
         except _Refusal as refusal:
             status, body, kind, headers = (refusal.status, refusal.text.encode(), b"text/plain",
                                            refusal.headers)
+        finally:
+            self.busy_seconds += time.monotonic() - started
         self.statuses[status] += 1
-        self.versions[str(scope.get("http_version", "1.1"))] += 1
-        self.busy_seconds += time.monotonic() - started
         await _respond(send, status, body, kind, headers)
 
-    async def _answer(self, scope: Scope, receive: Receive) -> tuple[int, bytes, bytes]:
+    async def _answer(self, scope: Scope, receive: Receive,
+                      send: Send) -> tuple[int, bytes, bytes] | None:
+        """The answer to send, or None when it was streamed already."""
         await self._authorize(scope)
         raw = scope.get("raw_path") or scope["path"].encode()
         path = raw.split(b"?", 1)[0].decode("ascii", "replace")
@@ -161,8 +177,8 @@ class ProxyApi:
                          if p]
             except UnicodeError as exc:
                 raise _Refusal(400, "command is not valid text\n") from exc
-            return (200, await self._run(device, lines, False, fresh, scope),
-                    b"text/plain; charset=us-ascii")
+            await self._stream(device, lines, False, fresh, scope, receive, send)
+            return None
         if rest == CONFIG_PATH:
             if method != "POST":
                 raise _Refusal(405, "use POST\n", [(b"allow", b"POST")])
@@ -172,8 +188,8 @@ class ProxyApi:
             except UnicodeDecodeError as exc:
                 raise _Refusal(400, "body is not UTF-8 text\n") from exc
             lines = text.replace("\r\n", "\n").split("\n")
-            return (200, await self._run(device, lines, True, fresh, scope),
-                    b"text/plain; charset=us-ascii")
+            await self._stream(device, lines, True, fresh, scope, receive, send)
+            return None
         raise _Refusal(404, "not found: use /device/<name>/admin/exec/<command> or POST "
                             "/device/<name>/admin/config\n")
 
@@ -230,17 +246,35 @@ class ProxyApi:
             if not message.get("more_body", False):
                 return b"".join(chunks)
 
+    async def _stream(self, device: ProxyDevice, lines: list[str], config: bool, fresh: bool,
+                      scope: Scope, receive: Receive, send: Send) -> None:
+        """Run ``lines`` on the device, its output streamed to the client (see the module)."""
+        stream = _Stream(send, head_only=scope["method"] == "HEAD")
+        # The request is read: what comes next is the client leaving, if it does.
+        watcher = asyncio.get_running_loop().create_task(_watch_disconnect(receive, stream))
+        try:
+            await self._run(device, lines, config, fresh, scope, stream.write)
+        except _Refusal as refusal:
+            if not stream.started:
+                raise
+            log.info("device %s: answer cut short: %s", device.name, refusal.text.strip())
+            await stream.finish(f"\n% proxy: {refusal.text}".encode())
+            return
+        finally:
+            watcher.cancel()
+        await stream.finish()
+
     async def _run(self, device: ProxyDevice, lines: list[str], config: bool, fresh: bool,
-                   scope: Scope) -> bytes:
+                   scope: Scope, sink: Sink) -> None:
         timeout = self.policy.timeout
         max_output = self.policy.max_output
 
-        async def work(conn: asyncssh.SSHClientConnection, target: Target) -> str:
-            return await run_commands(conn, device, target, lines, config, timeout, max_output)
+        async def work(conn: asyncssh.SSHClientConnection, target: Target) -> None:
+            await run_commands(conn, device, target, lines, config, timeout, max_output, sink)
 
         try:
             async with asyncio.timeout(timeout):
-                output = await self.pool.run(device, fresh, work, source_of(scope.get("client")))
+                await self.pool.run(device, fresh, work, source_of(scope.get("client")))
         except PoolBusy as exc:
             log.info("%s", exc)
             raise _Refusal(503, f"{exc}: try again\n", [(b"retry-after", b"1")]) from exc
@@ -254,7 +288,6 @@ class ProxyApi:
             status, reason = _failure(exc, device)
             log.info("%s: %s", reason, exc)
             raise _Refusal(status, f"{reason}: {' '.join(str(exc).split())}\n") from exc
-        return output.encode("ascii", "replace")
 
 
 def _failure(exc: ClientError, device: ProxyDevice) -> tuple[int, str]:
@@ -266,6 +299,42 @@ def _failure(exc: ClientError, device: ProxyDevice) -> tuple[int, str]:
     if isinstance(exc, ConnectionFailed):
         return 502, f"device {device.name} unreachable"
     return 502, f"SSH to device {device.name} failed"
+
+
+class _Stream:
+    """A streamed 200 answer: its head sent with the first piece (or at the end)."""
+
+    def __init__(self, send: Send, head_only: bool) -> None:
+        self._send, self._head_only = send, head_only
+        self.started = False
+        self.gone = False
+
+    async def write(self, data: bytes) -> None:
+        """Send a piece, once the connection has taken the one before; :class:`_ClientGone`
+        once the client has left (the server drops sends after a disconnect without a word)."""
+        if self.gone:
+            raise _ClientGone
+        await self._start()
+        if data and not self._head_only:
+            await self._send({"type": "http.response.body", "body": data, "more_body": True})
+
+    async def finish(self, tail: bytes = b"") -> None:
+        """Send ``tail`` and end the answer."""
+        await self._start()
+        await self._send({"type": "http.response.body",
+                          "body": b"" if self._head_only else tail})
+
+    async def _start(self) -> None:
+        if not self.started:
+            self.started = True
+            await self._send({"type": "http.response.start", "status": 200,
+                              "headers": [(b"content-type", b"text/plain; charset=us-ascii")]})
+
+
+async def _watch_disconnect(receive: Receive, stream: _Stream) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    stream.gone = True
 
 
 def _client(scope: Scope) -> str:
