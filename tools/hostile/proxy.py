@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import base64
 import contextlib
+import functools
 import os
 import re
 import resource
@@ -35,7 +36,10 @@ BAD_AUTH = "Basic " + base64.b64encode(f"{USER}:wrong".encode()).decode()
 PYTHON = "/work/main/.nox/tests/bin/python"
 
 
+@functools.cache
 def _context() -> ssl.SSLContext:
+    """One client context for every connection: making one loads the system's CA store (tens
+    of ms of the probe's loop each, which would count in the legit client's latency)."""
     ctx = ssl.create_default_context()
     ctx.check_hostname = False
     ctx.verify_mode = ssl.CERT_NONE
@@ -82,6 +86,9 @@ class Legit:
             except (OSError, TimeoutError, asyncio.IncompleteReadError, ValueError, IndexError):
                 self.errors += 1
             self.latencies.append(time.monotonic() - started)
+            if self.latencies[-1] > 0.3 and os.environ.get("PROBE_DEBUG"):
+                print(f"slow legit request at {started:.1f}: {self.latencies[-1]:.2f} s",
+                      file=sys.stderr)
             await asyncio.sleep(0.25)
 
     def figures(self) -> str:
@@ -234,6 +241,8 @@ def main() -> int:
     parser.add_argument("attack", choices=[*ATTACKS, "argv"])
     parser.add_argument("--src", default=str(Path(__file__).resolve().parents[2] / "src"))
     parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument("--settle", type=float, default=8,
+                        help="seconds after the attack before RSS 'after' (default: 8)")
     parser.add_argument("--size", type=int, default=64 * 1024 * 1024,
                         help="bigoutput's bytes (default: 64 MiB)")
     args = parser.parse_args()
@@ -288,7 +297,7 @@ def main() -> int:
             return attack.result()
 
         found = asyncio.run(both())
-        time.sleep(8)
+        time.sleep(args.settle)
         after = _rss_kib(proxy.pid)
         text = proxy_log.read_bytes()
         print(f"{args.attack}: {found} | {legit.figures()} | proxy RSS idle={idle // 1024} MiB "

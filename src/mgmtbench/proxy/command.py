@@ -107,7 +107,7 @@ _LIMITS = (
      "seconds for a client's TLS handshake"),
     ("--max-output", int, ProxyPolicy.max_output,
      "bytes of device output one request may bring back (streamed); past it the answer ends "
-     "with a line '% proxy: device output over N bytes' (502 if nothing was sent yet)"),
+     "with a line '%% proxy: device output over N bytes' (502 if nothing was sent yet)"),
     ("--per-source", int, None,
      "SSH connections to one device one client address may hold at once"),
     ("--queue-timeout", float, PoolSettings.queue_timeout,

@@ -458,8 +458,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="the shell's prompt, paging and login level (default: %(default)s)")
     p.add_argument("--hostname", default=None,
                    help="the shell's prompt's host name (default: the --device name)")
-    p.add_argument("--enable-password", default="admin",
-                   help="what the shell's enable asks for (default: admin)")
+    p.add_argument("--enable-password", default=None,
+                   help="what the shell's enable asks for (default: admin); prefer "
+                        "--enable-password-file or MGMTBENCH_ENABLE_SECRET")
+    p.add_argument("--enable-password-file", type=Path, default=None, metavar="FILE")
     p.add_argument("--state-dir", type=Path, default=None,
                    help="where known_hosts goes (default: a temporary folder)")
     p.set_defaults(run=run)
@@ -480,13 +482,17 @@ def run(args: argparse.Namespace) -> int:
     proxy_password = secret(flag="--proxy-password", given=args.proxy_password,
                             file=args.proxy_password_file, env=PROXY_PASSWORD,
                             environ=os.environ, default=None)
+    enable = secret(flag="--enable-password", given=args.enable_password,
+                    file=args.enable_password_file, env="MGMTBENCH_ENABLE_SECRET",
+                    environ=os.environ, default="admin")
+    assert enable is not None
     options = HeadendOptions(
         proxy_url=args.proxy, proxy_ca=args.proxy_ca, device=args.device,
         username=args.username, password=password, proxy_username=args.proxy_username,
         proxy_password=proxy_password, authorized_keys=args.authorized_keys,
         auth_tries=args.auth_tries, auth_failure_delay=args.auth_failure_delay,
         bind=args.bind, port=args.port, state_dir=args.state_dir, platform=args.platform,
-        hostname=args.hostname, enable_secret=args.enable_password,
+        hostname=args.hostname, enable_secret=enable,
         proxy_http3=args.proxy_http3)
     return asyncio.run(_serve(options))
 

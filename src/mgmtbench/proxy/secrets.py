@@ -21,19 +21,18 @@ MAX_FILE = 4096
 
 def secret(*, flag: str, given: str | None, file: Path | None, env: str,
            environ: Mapping[str, str], default: str | None) -> str | None:
-    """The password of ``flag``: from ``file``, else ``environ[env]``, else the flag's value
-    (warned about), else ``default``."""
+    """The password of ``flag``: from ``file``, else the flag's value (warned about), else
+    ``environ[env]``, else ``default``: what the command line says first, as for every other
+    option."""
     if file is not None:
         if given is not None:
             raise UsageError(f"give {flag} or {flag}-file, not both")
         return read_secret_file(file, f"{flag}-file")
-    if env in environ:
-        return environ[env]
     if given is not None:
         print(f"mgmtbench: warning: {flag} is visible to every local user (ps, "
               f"/proc/PID/cmdline): use {flag}-file FILE or {env}", file=sys.stderr)
         return given
-    return default
+    return environ.get(env, default)
 
 
 def read_secret_file(path: Path, flag: str) -> str:
