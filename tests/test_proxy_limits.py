@@ -198,6 +198,9 @@ def test_passwords_come_from_a_file_or_the_environment(tmp_path: Path,
         command.options_from_args(parse("--password-file", str(secret)), environ={})
     with pytest.raises(UsageError, match="--max-connections must be a number >= 0"):
         command.options_from_args(parse("--max-connections", "-1"), environ={})
+    with pytest.raises(SystemExit) as done:  # the limits' help texts format
+        parse("--help")
+    assert done.value.code == 0
 
 
 def test_the_headend_keeps_others_known_hosts_and_disconnects_a_guesser(

@@ -236,9 +236,61 @@ def _wait_port(port: int, process: subprocess.Popen[bytes], seconds: float = 30)
     raise SystemExit(f"port {port} not open after {seconds} s")
 
 
+def _headend_bigoutput(work: Path, env: dict[str, str], proxy_port: int, new: bool,
+                       size: int) -> int:
+    """``mgmtbench headend`` in front of the proxy; one SSH exec of ``show bulk-output SIZE``
+    read at full speed; the head-end's RSS idle / peak / after."""
+    import asyncssh
+
+    port = _free_port()
+    argv = [PYTHON, "-m", "mgmtbench.cli", "headend", "--proxy", f"https://127.0.0.1:{proxy_port}",
+            "--proxy-ca", str(work / "proxy" / "tls" / "ca.pem"), "--device", "R1", "--port",
+            str(port), "--state-dir", str(work / "headend"), "--proxy-username", USER]
+    if not new:
+        argv += ["--proxy-password", PASSWORD]
+    log = work / "headend.log"
+    headend = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+    try:
+        _wait_port(port, headend)
+        time.sleep(1)
+        idle = peak = _rss_kib(headend.pid)
+
+        async def run() -> tuple[int, str]:
+            nonlocal peak
+            async with asyncssh.connect("127.0.0.1", port, username="admin", password="admin",
+                                        known_hosts=None) as conn:
+                task = asyncio.ensure_future(conn.run(f"show bulk-output {size}", encoding=None,
+                                                      timeout=120))
+                while not task.done():
+                    peak = max(peak, _rss_kib(headend.pid))
+                    if peak > 2_000_000:
+                        raise SystemExit("head-end RSS over 2 GB: stopped")
+                    await asyncio.sleep(0.1)
+                result = task.result()
+                out = result.stdout or b""
+                err = result.stderr or b""
+                return len(out), (err.decode() if isinstance(err, bytes) else err)[:90]
+
+        got, err = asyncio.run(run())
+        time.sleep(15)
+        after = _rss_kib(headend.pid)
+        text = log.read_bytes()
+        print(f"headend-bigoutput: {size} B asked, {got} B got, stderr={err.strip()!r} | "
+              f"headend RSS idle={idle // 1024} MiB peak={peak // 1024} MiB after="
+              f"{after // 1024} MiB ({100 * (after - idle) / max(idle, 1):+.0f} %) | "
+              f"tracebacks={text.count(b'Traceback')}")
+        return 0
+    finally:
+        headend.terminate()
+        try:
+            headend.wait(5)
+        except subprocess.TimeoutExpired:
+            headend.kill()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("attack", choices=[*ATTACKS, "argv"])
+    parser.add_argument("attack", choices=[*ATTACKS, "argv", "headend-bigoutput"])
     parser.add_argument("--src", default=str(Path(__file__).resolve().parents[2] / "src"))
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument("--settle", type=float, default=8,
@@ -259,9 +311,10 @@ def main() -> int:
     proxy_cmd = [PYTHON, "-m", "mgmtbench.cli", "proxy", "--port", str(proxy_port),
                  "--no-http3", "--device", f"R1=127.0.0.1:{ssh_port}", "--username", USER,
                  "--device-password", "admin", "--state-dir", str(work / "proxy")]
-    if "--password-file" not in subprocess.run(
-            [PYTHON, "-m", "mgmtbench.cli", "proxy", "--help"], env=env, capture_output=True,
-            text=True, check=False).stdout:
+    new = "--password-file" in subprocess.run(
+        [PYTHON, "-m", "mgmtbench.cli", "proxy", "--help"], env=env, capture_output=True,
+        text=True, check=False).stdout
+    if not new:
         proxy_cmd += ["--password", PASSWORD]  # the tree before the fix takes it only in argv
     proxy = subprocess.Popen(proxy_cmd, env=env, stdout=(work / "proxy.out").open("wb"),
                              stderr=proxy_log.open("wb"), preexec_fn=_usual_open_files)
@@ -275,6 +328,8 @@ def main() -> int:
             print(f"argv: password in cmdline={PASSWORD.encode() in cmdline} "
                   f"in stdout={PASSWORD.encode() in stdout}")
             return 0
+        if args.attack == "headend-bigoutput":
+            return _headend_bigoutput(work, env, proxy_port, new, args.size)
         asyncio.run(request("127.0.0.1", proxy_port, "/device/R1/admin/exec/show+clock"))
         time.sleep(1)
         idle = _rss_kib(proxy.pid)
