@@ -22,7 +22,7 @@ import pytest
 from mgmtbench.emulator import EmulatorThread
 from mgmtbench.emulator.options import Limits
 from mgmtbench.errors import UsageError
-from mgmtbench.proxy import command
+from mgmtbench.proxy import command, upstream
 from mgmtbench.proxy.app import ProxyPolicy
 from mgmtbench.proxy.headend import Headend, HeadendOptions
 from mgmtbench.proxy.inventory import Inventory, ProxyDevice
@@ -203,8 +203,9 @@ def test_passwords_come_from_a_file_or_the_environment(tmp_path: Path,
     assert done.value.code == 0
 
 
-def test_the_headend_keeps_others_known_hosts_and_disconnects_a_guesser(
-        fresh_emulator: Callable[..., EmulatorThread], proxy_for: Proxy, tmp_path: Path) -> None:
+def test_the_headend_keeps_others_known_hosts_caps_answers_and_disconnects_a_guesser(
+        fresh_emulator: Callable[..., EmulatorThread], proxy_for: Proxy, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     proxy = proxy_for(fresh_emulator())
     theirs = tmp_path / "ssh"
     theirs.mkdir()
@@ -238,6 +239,10 @@ def test_the_headend_keeps_others_known_hosts_and_disconnects_a_guesser(
     try:
         asyncio.run(guess())
         assert len(tried) == 3  # then disconnected, as IOS after authentication-retries 3
+        monkeypatch.setattr(upstream, "MAX_ANSWER", 1024 * 1024)
+        status, text = proxy.call(ours.forward("show bulk-output 4194304"))
+        assert status == 0
+        assert "over 1048576 bytes" in text
         proxy.call(ours.stop())
         proxy.call(ours.start())  # its own known_hosts: written again
     finally:
