@@ -240,9 +240,10 @@ def test_the_headend_keeps_others_known_hosts_caps_answers_and_disconnects_a_gue
         asyncio.run(guess())
         assert len(tried) == 3  # then disconnected, as IOS after authentication-retries 3
         monkeypatch.setattr(upstream, "MAX_ANSWER", 1024 * 1024)
-        status, text = proxy.call(ours.forward("show bulk-output 4194304"))
-        assert status == 0
-        assert "over 1048576 bytes" in text
+        answer = proxy.call(ours.forward("show bulk-output 4194304"))
+        assert isinstance(answer, tuple)
+        assert answer[0] == 0
+        assert "over 1048576 bytes" in answer[1]
         proxy.call(ours.stop())
         proxy.call(ours.start())  # its own known_hosts: written again
     finally:
