@@ -54,12 +54,14 @@ from urllib.parse import quote, quote_plus
 
 import asyncssh
 
+from mgmtbench.emulator import memtrim
 from mgmtbench.emulator.cli.grammar import CommandTree, ParseError
 from mgmtbench.emulator.cli.session import CliSession, Mode, Reply
 from mgmtbench.emulator.device.config import ConfigLine
 from mgmtbench.emulator.device.device import Device, DeviceFacts
 from mgmtbench.emulator.device.transcripts import available_platforms, load_platform
 from mgmtbench.emulator.guard import AuthThrottle, RateLimitFilter, source_of
+from mgmtbench.emulator.memtrim import MemoryTrimmer, TrimPolicy
 from mgmtbench.emulator.options import Limits
 from mgmtbench.emulator.ssh.shell import Terminal, _Interrupted, _page, _read_secret
 from mgmtbench.errors import UsageError
@@ -120,6 +122,7 @@ class _Login(asyncssh.SSHServer):
         self.connections.add(conn)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        memtrim.connection_closed()  # counted for the trimmer, however short it was
         if self.conn is not None:
             self.connections.discard(self.conn)
 
@@ -159,6 +162,8 @@ class Headend:
         self._device: Device | None = None
         self._local: CommandTree[bool] | None = None
         self._throttle = AuthThrottle(Limits(auth_failure_delay=options.auth_failure_delay))
+        #: Gives the memory of big answers back once their connections closed (as the proxy).
+        self._trim_task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         """Listen; write the host key to ``STATE_DIR/known_hosts``."""
@@ -192,6 +197,8 @@ class Headend:
             raise UsageError(f"the head-end cannot listen on {opts.bind}:{opts.port}: "
                              f"{exc.strerror or exc}") from exc
         self.port = int(self._acceptor.get_port())
+        self._trim_task = asyncio.get_running_loop().create_task(
+            MemoryTrimmer(TrimPolicy(min_closed=1)).run())
         host = opts.bind if self.port == 22 else f"[{opts.bind}]:{self.port}"
         self.known_hosts = known_hosts
         known_hosts.write_text(
@@ -207,6 +214,10 @@ class Headend:
 
     async def stop(self) -> None:
         """Stop listening, close the clients' connections and those to the proxy."""
+        if self._trim_task is not None:
+            self._trim_task.cancel()
+            await asyncio.wait({self._trim_task}, timeout=3)
+            self._trim_task = None
         if self._acceptor is not None:
             self._acceptor.close()
             await self._acceptor.wait_closed()
