@@ -19,6 +19,7 @@ import functools
 import os
 import re
 import resource
+import shutil
 import socket
 import ssl
 import subprocess
@@ -368,6 +369,8 @@ def main() -> int:
                 process.wait(5)
             except subprocess.TimeoutExpired:
                 process.kill()
+        if not os.environ.get("PROBE_DEBUG"):  # keep the logs to look at when debugging
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
