@@ -11,6 +11,13 @@
   the wall time spent answering them, the pool's connections; when served over HTTP/3 too, the
   HTTP/3 server's counts: QUIC connections, handshakes, resumptions, early requests).
 
+A device's output is streamed: sent on as the device sends it, each piece once the client's
+connection has taken the one before (the SSH channel waits meanwhile: backpressure from the
+client to the device), with no ``Content-Length`` (HTTP/1.1 chunked); a request's status is
+decided before the first byte (errors then are statuses), and a failure after it (the device's
+output passing ``max_output``, the time-out, a broken SSH session) ends the answer with a line
+``% proxy: <reason>``. A client that leaves mid-answer stops the device's output.
+
 The same application answers over HTTPS and HTTP/3, and counts a request the same on both.
 Over HTTP/3 a request that came in TLS early data (0-RTT, marked ``Early-Data: 1`` by the server,
 :mod:`mgmtbench.emulator.http3.early`) is answered as the device answers it: only a ``GET`` of
@@ -18,11 +25,17 @@ Over HTTP/3 a request that came in TLS early data (0-RTT, marked ``Early-Data: 1
 exec that is not ``show``) gets ``425 Too Early`` before it reaches a device, since whoever
 recorded the client's first flight could replay it.
 
-The caller logs in with HTTP Basic auth (the proxy's own user, not the device's). Every failure
-is a status with one line saying why, never a request left hanging: 401 (the caller's
-credentials), 404 (no such device or path), 405, 400, 413; 502 when the device cannot be reached
-or refuses the proxy's login (``authentication failed at device``) or the SSH session breaks;
-504 when the device does not answer within the request's time-out.
+The caller logs in with HTTP Basic auth (the proxy's own user, not the device's). A wrong
+password is logged (rate-limited) and answered only after ``limits.auth_failure_delay``, one
+source's guesses in turn (the emulator's :class:`~mgmtbench.emulator.guard.AuthThrottle`), so
+one address guesses about one password a second however many connections it opens. Every
+failure is a status with one line saying why, never a request left hanging: 401 (the caller's
+credentials), 404 (no such device or path), 405, 400, 413; 408 for a body slower than
+``limits.body_timeout`` plus a second per ``limits.body_min_rate`` bytes (as the device's API);
+502 when the device cannot be reached or refuses the proxy's login (``authentication failed at
+device``), the SSH session breaks or its output passes ``max_output``; 503 with Retry-After when
+no SSH connection to the device came free within the pool's queue time-out; 504 when the device
+does not answer within the request's time-out.
 """
 
 from __future__ import annotations
@@ -35,19 +48,21 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, unquote_plus
 
 import asyncssh
 
 from mgmtbench.emulator.device.http3 import Http3Counts
+from mgmtbench.emulator.guard import AuthThrottle, source_of
 from mgmtbench.emulator.http3.early import TOO_EARLY, is_early, replay_safe
 from mgmtbench.emulator.https.server import Receive, Scope, Send
+from mgmtbench.emulator.options import Limits
 from mgmtbench.errors import AuthenticationFailed, ClientError, ClientTimeout, ConnectionFailed
 from mgmtbench.proxy.inventory import Inventory, ProxyDevice
-from mgmtbench.proxy.pool import SshPool
-from mgmtbench.proxy.ssh import run_commands
+from mgmtbench.proxy.pool import PoolBusy, SshPool
+from mgmtbench.proxy.ssh import OutputTooLarge, Sink, run_commands
 from mgmtbench.targets import Target
 
 log = logging.getLogger("mgmtbench.proxy")
@@ -67,6 +82,15 @@ class ProxyPolicy:
     fresh_ssh: bool = False  # the default for requests without X-SSH-Connection
     timeout: float = 30.0  # seconds for a whole request's SSH work (then 504)
     max_body: int = 1024 * 1024
+    #: Bytes of device output one request may bring back (streamed: this bounds time and the
+    #: device's work, not the proxy's memory); the device API's own max_request_output.
+    max_output: int = Limits.max_request_output
+    #: The connection caps, time-outs, failed-login delay and body time-out, as the device's.
+    limits: Limits = field(default_factory=Limits)
+
+
+class _ClientGone(Exception):
+    """The client went away before its request was whole."""
 
 
 class _Refusal(Exception):
@@ -84,6 +108,7 @@ class ProxyApi:
         self.policy = policy
         self._expected = b"Basic " + base64.b64encode(
             f"{policy.username}:{policy.password}".encode())
+        self._throttle = AuthThrottle(policy.limits)
         self.statuses: Counter[int] = Counter()
         self.versions: Counter[str] = Counter()  # requests by HTTP version ("1.1", "2", "3")
         self.busy_seconds = 0.0  # wall time spent inside requests, summed
@@ -97,7 +122,8 @@ class ProxyApi:
             "statuses": {str(k): v for k, v in sorted(self.statuses.items())},
             "http_versions": dict(sorted(self.versions.items())),
             "busy_ms": round(self.busy_seconds * 1000, 3),
-            "devices": len(self.inventory), "pool": self.pool.stats()}
+            "devices": len(self.inventory), "pool": self.pool.stats(),
+            "auth_failures": self._throttle.failures}
         if self.http3 is not None:
             found["http3"] = self.http3.as_dict()
         return found
@@ -110,19 +136,28 @@ class ProxyApi:
         if scope["type"] != "http":
             return
         started = time.monotonic()
+        self.versions[str(scope.get("http_version", "1.1"))] += 1
         try:
-            status, body, kind = await self._answer(scope, receive)
+            answered = await self._answer(scope, receive, send)
+            if answered is None:  # streamed
+                self.statuses[200] += 1
+                return
+            status, body, kind = answered
             headers: list[tuple[bytes, bytes]] = []
+        except _ClientGone:
+            return  # nobody to answer: not an error of the proxy's
         except _Refusal as refusal:
             status, body, kind, headers = (refusal.status, refusal.text.encode(), b"text/plain",
                                            refusal.headers)
+        finally:
+            self.busy_seconds += time.monotonic() - started
         self.statuses[status] += 1
-        self.versions[str(scope.get("http_version", "1.1"))] += 1
-        self.busy_seconds += time.monotonic() - started
         await _respond(send, status, body, kind, headers)
 
-    async def _answer(self, scope: Scope, receive: Receive) -> tuple[int, bytes, bytes]:
-        self._authorize(scope)
+    async def _answer(self, scope: Scope, receive: Receive,
+                      send: Send) -> tuple[int, bytes, bytes] | None:
+        """The answer to send, or None when it was streamed already."""
+        await self._authorize(scope)
         raw = scope.get("raw_path") or scope["path"].encode()
         path = raw.split(b"?", 1)[0].decode("ascii", "replace")
         if path == STATS_PATH:
@@ -142,7 +177,8 @@ class ProxyApi:
                          if p]
             except UnicodeError as exc:
                 raise _Refusal(400, "command is not valid text\n") from exc
-            return 200, await self._run(device, lines, False, fresh), b"text/plain; charset=us-ascii"
+            await self._stream(device, lines, False, fresh, scope, receive, send)
+            return None
         if rest == CONFIG_PATH:
             if method != "POST":
                 raise _Refusal(405, "use POST\n", [(b"allow", b"POST")])
@@ -152,13 +188,17 @@ class ProxyApi:
             except UnicodeDecodeError as exc:
                 raise _Refusal(400, "body is not UTF-8 text\n") from exc
             lines = text.replace("\r\n", "\n").split("\n")
-            return 200, await self._run(device, lines, True, fresh), b"text/plain; charset=us-ascii"
+            await self._stream(device, lines, True, fresh, scope, receive, send)
+            return None
         raise _Refusal(404, "not found: use /device/<name>/admin/exec/<command> or POST "
                             "/device/<name>/admin/config\n")
 
-    def _authorize(self, scope: Scope) -> None:
+    async def _authorize(self, scope: Scope) -> None:
         given = dict(scope["headers"]).get(b"authorization", b"")
         if not hmac.compare_digest(given, self._expected):
+            if given:  # a wrong guess (no credentials at all is the usual first request)
+                log.warning("proxy https %s: bad credentials", _client(scope))
+                await self._throttle.failed(source_of(scope.get("client")))
             raise _Refusal(401, "authorization required\n",
                            [(b"www-authenticate", b'Basic realm="mgmtbench proxy"')])
 
@@ -183,27 +223,64 @@ class ProxyApi:
             raise _Refusal(413, f"request body over {limit} bytes\n")
         chunks: list[bytes] = []
         size = 0
+        limits = self.policy.limits
+        clock = asyncio.get_running_loop().time
+        start = clock()
         while True:
-            message = await receive()
+            # As the device's API (Apache mod_reqtimeout's body=20,MinRate=500): the time
+            # allowed grows with the bytes received, so a drip never holds a connection forever.
+            allowed = start + limits.body_timeout + size / max(1, limits.body_min_rate) - clock()
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, allowed))
+            except TimeoutError:
+                raise _Refusal(408, f"request body too slow: {size} bytes in "
+                               f"{clock() - start:.0f} s\n", [(b"connection", b"close")]) from None
             if message["type"] == "http.disconnect":
-                raise _Refusal(400, "the client went away mid-request\n")
+                raise _ClientGone
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
-                raise _Refusal(413, f"request body over {limit} bytes\n")
+                raise _Refusal(413, f"request body over {limit} bytes\n",
+                               [(b"connection", b"close")])
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
 
-    async def _run(self, device: ProxyDevice, lines: list[str], config: bool, fresh: bool) -> bytes:
-        timeout = self.policy.timeout
+    async def _stream(self, device: ProxyDevice, lines: list[str], config: bool, fresh: bool,
+                      scope: Scope, receive: Receive, send: Send) -> None:
+        """Run ``lines`` on the device, its output streamed to the client (see the module)."""
+        stream = _Stream(send, head_only=scope["method"] == "HEAD")
+        # The request is read: what comes next is the client leaving, if it does.
+        watcher = asyncio.get_running_loop().create_task(_watch_disconnect(receive, stream))
+        try:
+            await self._run(device, lines, config, fresh, scope, stream.write)
+        except _Refusal as refusal:
+            if not stream.started:
+                raise
+            log.info("device %s: answer cut short: %s", device.name, refusal.text.strip())
+            await stream.finish(f"\n% proxy: {refusal.text}".encode())
+            return
+        finally:
+            watcher.cancel()
+        await stream.finish()
 
-        async def work(conn: asyncssh.SSHClientConnection, target: Target) -> str:
-            return await run_commands(conn, device, target, lines, config, timeout)
+    async def _run(self, device: ProxyDevice, lines: list[str], config: bool, fresh: bool,
+                   scope: Scope, sink: Sink) -> None:
+        timeout = self.policy.timeout
+        max_output = self.policy.max_output
+
+        async def work(conn: asyncssh.SSHClientConnection, target: Target) -> None:
+            await run_commands(conn, device, target, lines, config, timeout, max_output, sink)
 
         try:
             async with asyncio.timeout(timeout):
-                output = await self.pool.run(device, fresh, work)
+                await self.pool.run(device, fresh, work, source_of(scope.get("client")))
+        except PoolBusy as exc:
+            log.info("%s", exc)
+            raise _Refusal(503, f"{exc}: try again\n", [(b"retry-after", b"1")]) from exc
+        except OutputTooLarge as exc:
+            log.info("device %s: %s", device.name, exc)
+            raise _Refusal(502, f"{exc}\n") from exc
         except TimeoutError as exc:
             raise _Refusal(504, f"device {device.name} did not answer within {timeout:g} s\n"
                            ) from exc
@@ -211,7 +288,6 @@ class ProxyApi:
             status, reason = _failure(exc, device)
             log.info("%s: %s", reason, exc)
             raise _Refusal(status, f"{reason}: {' '.join(str(exc).split())}\n") from exc
-        return output.encode("ascii", "replace")
 
 
 def _failure(exc: ClientError, device: ProxyDevice) -> tuple[int, str]:
@@ -223,6 +299,47 @@ def _failure(exc: ClientError, device: ProxyDevice) -> tuple[int, str]:
     if isinstance(exc, ConnectionFailed):
         return 502, f"device {device.name} unreachable"
     return 502, f"SSH to device {device.name} failed"
+
+
+class _Stream:
+    """A streamed 200 answer: its head sent with the first piece (or at the end)."""
+
+    def __init__(self, send: Send, head_only: bool) -> None:
+        self._send, self._head_only = send, head_only
+        self.started = False
+        self.gone = False
+
+    async def write(self, data: bytes) -> None:
+        """Send a piece, once the connection has taken the one before; :class:`_ClientGone`
+        once the client has left (the server drops sends after a disconnect without a word)."""
+        if self.gone:
+            raise _ClientGone
+        await self._start()
+        if data and not self._head_only:
+            await self._send({"type": "http.response.body", "body": data, "more_body": True})
+
+    async def finish(self, tail: bytes = b"") -> None:
+        """Send ``tail`` and end the answer."""
+        await self._start()
+        await self._send({"type": "http.response.body",
+                          "body": b"" if self._head_only else tail})
+
+    async def _start(self) -> None:
+        if not self.started:
+            self.started = True
+            await self._send({"type": "http.response.start", "status": 200,
+                              "headers": [(b"content-type", b"text/plain; charset=us-ascii")]})
+
+
+async def _watch_disconnect(receive: Receive, stream: _Stream) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    stream.gone = True
+
+
+def _client(scope: Scope) -> str:
+    peer = scope.get("client")
+    return f"{peer[0]}:{peer[1]}" if isinstance(peer, (tuple, list)) and len(peer) > 1 else "?"
 
 
 def _fresh(header: bytes | None, default: bool) -> bool:

@@ -44,6 +44,7 @@ import asyncio
 import contextlib
 import hmac
 import logging
+import os
 import signal
 import sys
 import tempfile
@@ -53,17 +54,26 @@ from urllib.parse import quote, quote_plus
 
 import asyncssh
 
+from mgmtbench.emulator import memtrim
 from mgmtbench.emulator.cli.grammar import CommandTree, ParseError
 from mgmtbench.emulator.cli.session import CliSession, Mode, Reply
 from mgmtbench.emulator.device.config import ConfigLine
 from mgmtbench.emulator.device.device import Device, DeviceFacts
 from mgmtbench.emulator.device.transcripts import available_platforms, load_platform
+from mgmtbench.emulator.guard import AuthThrottle, RateLimitFilter, source_of
+from mgmtbench.emulator.memtrim import MemoryTrimmer, TrimPolicy
+from mgmtbench.emulator.options import Limits
 from mgmtbench.emulator.ssh.shell import Terminal, _Interrupted, _page, _read_secret
 from mgmtbench.errors import UsageError
+from mgmtbench.proxy.secrets import secret
 from mgmtbench.proxy.upstream import Upstream, upstream_for
 
 log = logging.getLogger("mgmtbench.headend")
 READY = "Press Ctrl-C to stop."
+#: The first line of a known_hosts the head-end wrote: one without it is never overwritten.
+KNOWN_HOSTS_MARK = "# written by mgmtbench headend: its host key, new at each start"
+HEADEND_PASSWORD = "MGMTBENCH_HEADEND_PASSWORD"
+PROXY_PASSWORD = "MGMTBENCH_PROXY_PASSWORD"
 
 
 @dataclass(frozen=True)
@@ -86,20 +96,33 @@ class HeadendOptions:
     hostname: str | None = None  # the shell's prompt (None: ``device``)
     enable_secret: str = "admin"  # what the shell's ``enable`` asks for
     proxy_http3: bool = False  # HTTP/3 to the proxy (one QUIC connection kept), not HTTPS
+    #: Failed logins per connection (then disconnected) and the delay of each, per source in
+    #: turn: the emulator's (IOS ``ip ssh authentication-retries 3``, OpenSSH MaxAuthTries).
+    auth_tries: int = Limits.auth_tries
+    auth_failure_delay: float = Limits.auth_failure_delay
 
 
 class _Login(asyncssh.SSHServer):
+    """One client connection's login: a wrong password costs ``auth_failure_delay`` (one
+    source's failures answered in turn, :class:`~mgmtbench.emulator.guard.AuthThrottle`), and
+    ``auth_tries`` of them disconnect, as the emulator's SSH server does."""
+
     def __init__(self, options: HeadendOptions,
-                 connections: set[asyncssh.SSHServerConnection]) -> None:
+                 connections: set[asyncssh.SSHServerConnection], throttle: AuthThrottle) -> None:
         self.options = options
         self.connections = connections
+        self.throttle = throttle
         self.conn: asyncssh.SSHServerConnection | None = None
+        self.peer: object = None
+        self.failures = 0
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
+        self.peer = conn.get_extra_info("peername")
         self.connections.add(conn)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        memtrim.connection_closed()  # counted for the trimmer, however short it was
         if self.conn is not None:
             self.connections.discard(self.conn)
 
@@ -109,9 +132,20 @@ class _Login(asyncssh.SSHServer):
     def password_auth_supported(self) -> bool:
         return True
 
-    def validate_password(self, username: str, password: str) -> bool:
-        return (username == self.options.username
-                and hmac.compare_digest(password.encode(), self.options.password.encode()))
+    async def validate_password(self, username: str, password: str) -> bool:
+        ok = hmac.compare_digest(username.encode(), self.options.username.encode()) & (
+            hmac.compare_digest(password.encode(), self.options.password.encode()))
+        if ok:
+            return True
+        self.failures += 1
+        tries = self.options.auth_tries
+        log.warning("headend ssh %s: bad password for user %r (%d of %d tries)",
+                    _address(self.peer), username, self.failures, tries)
+        await self.throttle.failed(source_of(self.peer))
+        if self.failures >= tries:
+            raise asyncssh.DisconnectError(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE,
+                                           "Too many authentication failures")
+        return False
 
 
 class Headend:
@@ -127,6 +161,9 @@ class Headend:
         self._shutdown = asyncio.Event()
         self._device: Device | None = None
         self._local: CommandTree[bool] | None = None
+        self._throttle = AuthThrottle(Limits(auth_failure_delay=options.auth_failure_delay))
+        #: Gives the memory of big answers back once their connections closed (as the proxy).
+        self._trim_task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         """Listen; write the host key to ``STATE_DIR/known_hosts``."""
@@ -149,21 +186,23 @@ class Headend:
                                       opts.proxy_password or opts.password, opts.timeout,
                                       opts.proxy_http3)
         key = asyncssh.generate_private_key("ssh-ed25519")
+        folder = opts.state_dir or Path(tempfile.mkdtemp(prefix="mgmtbench-headend-"))
+        known_hosts = _own_known_hosts(folder)
         try:
             self._acceptor = await asyncssh.listen(
                 opts.bind, opts.port, server_host_keys=[key], authorized_client_keys=authorized,
-                server_factory=lambda: _Login(opts, self._connections),
+                server_factory=lambda: _Login(opts, self._connections, self._throttle),
                 process_factory=self._handle, encoding=None)
         except OSError as exc:
             raise UsageError(f"the head-end cannot listen on {opts.bind}:{opts.port}: "
                              f"{exc.strerror or exc}") from exc
         self.port = int(self._acceptor.get_port())
-        folder = opts.state_dir or Path(tempfile.mkdtemp(prefix="mgmtbench-headend-"))
-        folder.mkdir(parents=True, exist_ok=True)
+        self._trim_task = asyncio.get_running_loop().create_task(
+            MemoryTrimmer(TrimPolicy(min_closed=1)).run())
         host = opts.bind if self.port == 22 else f"[{opts.bind}]:{self.port}"
-        self.known_hosts = folder / "known_hosts"
-        self.known_hosts.write_text(
-            f"{host} {key.export_public_key('openssh').decode().strip()}\n")
+        self.known_hosts = known_hosts
+        known_hosts.write_text(
+            f"{KNOWN_HOSTS_MARK}\n{host} {key.export_public_key('openssh').decode().strip()}\n")
 
     async def serve_forever(self) -> None:
         """Return once :meth:`request_stop` is called."""
@@ -175,6 +214,10 @@ class Headend:
 
     async def stop(self) -> None:
         """Stop listening, close the clients' connections and those to the proxy."""
+        if self._trim_task is not None:
+            self._trim_task.cancel()
+            await asyncio.wait({self._trim_task}, timeout=3)
+            self._trim_task = None
         if self._acceptor is not None:
             self._acceptor.close()
             await self._acceptor.wait_closed()
@@ -306,6 +349,36 @@ class Headend:
         return _answer(*await self.configure(lines)).output
 
 
+def _own_known_hosts(folder: Path) -> Path:
+    """``folder/known_hosts`` if the head-end may write it: it does not exist yet (made empty
+    now, so nobody else's appears in between), or the head-end wrote it (its first line is
+    :data:`KNOWN_HOSTS_MARK`). Someone else's (``--state-dir ~/.ssh``) is never overwritten:
+    a one-line UsageError instead."""
+    path = folder / "known_hosts"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with path.open("x"):
+            return path
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise UsageError(f"the head-end cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline(len(KNOWN_HOSTS_MARK) + 2).decode("utf-8", "replace")
+    except OSError as exc:
+        raise UsageError(f"the head-end cannot read {path}: {exc.strerror or exc}") from None
+    if first.rstrip("\n") != KNOWN_HOSTS_MARK and os.path.getsize(path) > 0:
+        raise UsageError(f"{path} exists and is not the head-end's: give a --state-dir of its "
+                         "own (it writes known_hosts there)")
+    return path
+
+
+def _address(peer: object) -> str:
+    return (f"{peer[0]}:{peer[1]}" if isinstance(peer, (tuple, list)) and len(peer) > 1
+            else "?")
+
+
 @dataclass
 class _ConfigBatch:
     """A shell's configuration lines not sent yet, and the sub-mode they are in."""
@@ -374,17 +447,32 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--port", type=int, default=2223, help="SSH port (default: %(default)s)")
     p.add_argument("--username", default="admin", help="login user (default: admin); also the "
                    "proxy's unless --proxy-username")
-    p.add_argument("--password", default="admin", help="(default: admin)")
+    p.add_argument("--password", default=None,
+                   help=f"(default: admin); visible in ps: prefer --password-file or "
+                        f"{HEADEND_PASSWORD}")
+    p.add_argument("--password-file", type=Path, default=None, metavar="FILE",
+                   help="the login password: the file's first line")
     p.add_argument("--proxy-username", default=None)
-    p.add_argument("--proxy-password", default=None)
+    p.add_argument("--proxy-password", default=None,
+                   help=f"(default: the login password); prefer --proxy-password-file or "
+                        f"{PROXY_PASSWORD}")
+    p.add_argument("--proxy-password-file", type=Path, default=None, metavar="FILE")
+    p.add_argument("--auth-tries", type=int, default=Limits.auth_tries,
+                   help="failed logins per connection, then disconnected (default: "
+                        "%(default)s)")
+    p.add_argument("--auth-failure-delay", type=float, default=Limits.auth_failure_delay,
+                   metavar="SECONDS", help="before a wrong password is answered, one source's "
+                   "in turn (default: %(default)s)")
     p.add_argument("--authorized-keys", type=Path, default=None,
                    help="OpenSSH authorized_keys for public-key login")
     p.add_argument("--platform", default="cisco_ios",
                    help="the shell's prompt, paging and login level (default: %(default)s)")
     p.add_argument("--hostname", default=None,
                    help="the shell's prompt's host name (default: the --device name)")
-    p.add_argument("--enable-password", default="admin",
-                   help="what the shell's enable asks for (default: admin)")
+    p.add_argument("--enable-password", default=None,
+                   help="what the shell's enable asks for (default: admin); prefer "
+                        "--enable-password-file or MGMTBENCH_ENABLE_SECRET")
+    p.add_argument("--enable-password-file", type=Path, default=None, metavar="FILE")
     p.add_argument("--state-dir", type=Path, default=None,
                    help="where known_hosts goes (default: a temporary folder)")
     p.set_defaults(run=run)
@@ -392,13 +480,30 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C or SIGTERM."""
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s",
+                        stream=sys.stderr)
+    for handler in logging.getLogger().handlers:  # a password guesser: a few lines, a count
+        handler.addFilter(RateLimitFilter())
     logging.getLogger("asyncssh").setLevel(logging.WARNING)
+    if args.auth_tries < 1 or not 0 <= args.auth_failure_delay < float("inf"):
+        raise UsageError("--auth-tries must be >= 1 and --auth-failure-delay a number >= 0")
+    password = secret(flag="--password", given=args.password, file=args.password_file,
+                      env=HEADEND_PASSWORD, environ=os.environ, default="admin")
+    assert password is not None
+    proxy_password = secret(flag="--proxy-password", given=args.proxy_password,
+                            file=args.proxy_password_file, env=PROXY_PASSWORD,
+                            environ=os.environ, default=None)
+    enable = secret(flag="--enable-password", given=args.enable_password,
+                    file=args.enable_password_file, env="MGMTBENCH_ENABLE_SECRET",
+                    environ=os.environ, default="admin")
+    assert enable is not None
     options = HeadendOptions(
         proxy_url=args.proxy, proxy_ca=args.proxy_ca, device=args.device,
-        username=args.username, password=args.password, proxy_username=args.proxy_username,
-        proxy_password=args.proxy_password, authorized_keys=args.authorized_keys,
+        username=args.username, password=password, proxy_username=args.proxy_username,
+        proxy_password=proxy_password, authorized_keys=args.authorized_keys,
+        auth_tries=args.auth_tries, auth_failure_delay=args.auth_failure_delay,
         bind=args.bind, port=args.port, state_dir=args.state_dir, platform=args.platform,
-        hostname=args.hostname, enable_secret=args.enable_password,
+        hostname=args.hostname, enable_secret=enable,
         proxy_http3=args.proxy_http3)
     return asyncio.run(_serve(options))
 

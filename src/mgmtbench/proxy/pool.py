@@ -9,7 +9,13 @@
 Limits (:class:`PoolSettings`): ``per_device`` connections to one device at once, fresh or
 pooled (more requests for it wait their turn); ``size`` idle connections kept in all (one beyond
 that is closed instead of kept); ``idle_timeout`` seconds an idle connection is kept (a reaper
-closes older ones). Health on reuse: an idle connection the device (or the network) closed is
+closes older ones). Fairness: ``per_source`` of a device's connections at most (by default
+all but one) for the requests of one client address (its further requests wait behind its own,
+not in the device's queue, so one client's slow requests cannot take every connection to a
+device), and a request that waits ``queue_timeout`` seconds for a connection gets
+:class:`PoolBusy` (the API's 503 with Retry-After: nginx's ``limit_conn`` per address and the
+``queue ... timeout=`` of its upstreams).
+Health on reuse: an idle connection the device (or the network) closed is
 dropped before use, and a request whose reused connection fails before it could run is retried
 once on a new connection (a device that rebooted leaves connections that look open until used).
 
@@ -22,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -45,14 +51,34 @@ class PoolSettings:
     per_device: int = 4  # connections to one device at once (fresh or pooled)
     idle_timeout: float = 60.0  # an idle connection older than this is closed
     connect_timeout: float = 10.0
+    #: Connections to one device for one client address at once (None: all but one of
+    #: ``per_device``, so another client always has one).
+    per_source: int | None = None
+    queue_timeout: float = 10.0  # seconds a request waits for a connection, then 503
+
+    @property
+    def source_share(self) -> int:
+        """Connections to one device one client address may hold at once."""
+        if self.per_source is not None:
+            return min(self.per_source, self.per_device)
+        return max(1, self.per_device - 1)
 
     def check(self) -> PoolSettings:
         """The settings, or a one-line UsageError."""
-        if self.size < 0 or self.per_device < 1:
-            raise UsageError("pool size must be >= 0 and connections per device >= 1")
-        if self.idle_timeout <= 0 or self.connect_timeout <= 0:
-            raise UsageError("the idle and connect time-outs must be positive")
+        if self.size < 0 or self.per_device < 1 or self.source_share < 1:
+            raise UsageError("pool size must be >= 0, connections per device and per source "
+                             ">= 1")
+        if not all(0 < t < float("inf") for t in (self.idle_timeout, self.connect_timeout,
+                                                  self.queue_timeout)):
+            raise UsageError("the idle, connect and queue time-outs must be positive numbers")
         return self
+
+
+class PoolBusy(Exception):
+    """No connection to a device came free within the queue time-out."""
+
+    def __init__(self, device: str, waited: float) -> None:
+        super().__init__(f"device {device} busy: no SSH connection free within {waited:g} s")
 
 
 @dataclass
@@ -71,6 +97,7 @@ class PoolStats:
     closed_full: int = 0  # not kept: the pool already held ``size`` idle connections
     stale: int = 0  # pooled connections found dead on reuse (dropped, or retried)
     peak_open: int = 0  # most connections open at once
+    busy: int = 0  # requests refused after the queue time-out
     open: int = 0
     in_use: int = 0
     per_device_peak: dict[str, int] = field(default_factory=dict)
@@ -85,6 +112,8 @@ class SshPool:
         self.known_hosts = known_hosts
         self._idle: dict[str, list[_Idle]] = {}
         self._slots: dict[str, asyncio.Semaphore] = {}
+        self._shares: dict[tuple[str, str], asyncio.Semaphore] = {}  # (device, source)
+        self._sharing: dict[tuple[str, str], int] = {}  # requests holding or awaiting a share
         self._open: dict[str, int] = {}
         self._targets: dict[str, Target] = {}
         self._stats = PoolStats()
@@ -97,41 +126,77 @@ class SshPool:
         return {"opened": s.opened, "reused": s.reused, "closed_idle": s.closed_idle,
                 "closed_full": s.closed_full, "stale": s.stale, "open": s.open,
                 "in_use": s.in_use, "idle": sum(len(v) for v in self._idle.values()),
-                "peak_open": s.peak_open,
+                "peak_open": s.peak_open, "busy": s.busy,
                 "per_device_peak": max(s.per_device_peak.values(), default=0)}
 
-    async def run(self, device: ProxyDevice, fresh: bool, work: Work[T]) -> T:
+    async def run(self, device: ProxyDevice, fresh: bool, work: Work[T], source: str = "?") -> T:
         """``work(conn, target)`` on a connection to ``device``: a new one closed afterwards
-        (``fresh``), or one of the pool's."""
+        (``fresh``), or one of the pool's; for a client at ``source`` (its share, then the
+        device's slot, within the queue time-out, else :class:`PoolBusy`)."""
         self._start_reaper()
-        slot = self._slots.setdefault(device.name, asyncio.Semaphore(self.settings.per_device))
+        async with self._turn(device.name, source):
+            return await self._run(device, fresh, work)
+
+    @contextlib.asynccontextmanager
+    async def _turn(self, name: str, source: str) -> AsyncIterator[None]:
+        """Hold one of ``source``'s shares of ``name`` and one of its slots."""
+        key = (name, source)
+        settings = self.settings
+        share = self._shares.get(key)
+        if share is None:
+            share = self._shares[key] = asyncio.Semaphore(settings.source_share)
+        slot = self._slots.setdefault(name, asyncio.Semaphore(settings.per_device))
+        self._sharing[key] = self._sharing.get(key, 0) + 1
+        try:
+            held: list[asyncio.Semaphore] = []
+            try:
+                async with asyncio.timeout(settings.queue_timeout):
+                    for semaphore in (share, slot):
+                        await semaphore.acquire()
+                        held.append(semaphore)
+            except TimeoutError:
+                for semaphore in held:
+                    semaphore.release()
+                self._stats.busy += 1
+                raise PoolBusy(name, settings.queue_timeout) from None
+            try:
+                yield
+            finally:
+                for semaphore in held:
+                    semaphore.release()
+        finally:
+            self._sharing[key] -= 1
+            if not self._sharing[key]:  # nobody from there any more: forget the source
+                del self._sharing[key]
+                del self._shares[key]
+
+    async def _run(self, device: ProxyDevice, fresh: bool, work: Work[T]) -> T:
         target = self._target(device)
-        async with slot:
-            if fresh:
-                conn = await self._connect(device, target)
-                try:
-                    return await work(conn, target)
-                finally:
-                    self._close(device, conn)
-            conn, reused = await self._checkout(device, target)
+        if fresh:
+            conn = await self._connect(device, target)
+            try:
+                return await work(conn, target)
+            finally:
+                self._close(device, conn)
+        conn, reused = await self._checkout(device, target)
+        try:
+            result = await work(conn, target)
+        except ConnectionFailed:
+            self._close(device, conn)
+            if not reused:
+                raise
+            self._stats.stale += 1  # it looked alive; the device had dropped it: once more
+            conn = await self._connect(device, target)
             try:
                 result = await work(conn, target)
-            except ConnectionFailed:
-                self._close(device, conn)
-                if not reused:
-                    raise
-                self._stats.stale += 1  # it looked alive; the device had dropped it: once more
-                conn = await self._connect(device, target)
-                try:
-                    result = await work(conn, target)
-                except BaseException:
-                    self._close(device, conn)
-                    raise
             except BaseException:
                 self._close(device, conn)
                 raise
-            self._checkin(device, conn)
-            return result
+        except BaseException:
+            self._close(device, conn)
+            raise
+        self._checkin(device, conn)
+        return result
 
     async def close(self) -> None:
         """Close every idle connection and stop the reaper (connections in use close with

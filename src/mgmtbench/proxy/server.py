@@ -8,6 +8,15 @@ And HTTP/3 as the devices serve it (:func:`mgmtbench.emulator.http3.server.serve
 UDP, the same port number, certificate and :class:`~mgmtbench.proxy.app.ProxyApi`; session
 tickets, 0-RTT with RFC 8470's 425 for what is not safe to replay), unless ``http3`` is off;
 its counts (QUIC connections, handshakes, resumptions) are in ``/proxy/stats``.
+
+HTTPS connections are capped at accept, before TLS, as a device caps them
+(:class:`~mgmtbench.emulator.https.accept.ConnectionCaps` of ``policy.limits``: in all and per
+source address), and :func:`~mgmtbench.proxy.descriptors.open_files_for` raises the process's
+open-files limit to what those caps and the pool can hold, so a flood is refused at the cap
+instead of running the proxy out of descriptors. A
+:class:`~mgmtbench.emulator.memtrim.MemoryTrimmer` gives the C heap back to the system once
+connections have closed and things are quiet (as the emulator's does; after one connection
+rather than 64, since a proxy's big answers free tens of MiB on a single connection).
 """
 
 from __future__ import annotations
@@ -26,10 +35,12 @@ from mgmtbench.emulator.device.http3 import Http3Counts
 from mgmtbench.emulator.http3.server import serve_http3
 from mgmtbench.emulator.https.server import serve_https
 from mgmtbench.emulator.https.tls import TlsFiles, make_tls_files, server_context
+from mgmtbench.emulator.memtrim import MemoryTrimmer, TrimPolicy
 from mgmtbench.errors import UsageError
 from mgmtbench.listening import bound
 from mgmtbench.loopthread import LoopThread
 from mgmtbench.proxy.app import ProxyApi, ProxyPolicy
+from mgmtbench.proxy.descriptors import open_files_for
 from mgmtbench.proxy.inventory import Inventory
 from mgmtbench.proxy.pool import PoolSettings, SshPool
 from mgmtbench.targets import Login
@@ -64,6 +75,7 @@ class EdgeProxy:
         self._udp: list[socket.socket] = []
         self._task: asyncio.Task[None] | None = None
         self._http3_task: asyncio.Task[None] | None = None
+        self._trim_task: asyncio.Task[None] | None = None
         self._shutdown = asyncio.Event()
         self._state_dir: Path | None = None
 
@@ -85,13 +97,16 @@ class EdgeProxy:
                                  f"{exc}") from exc
         self._state_dir = opts.state_dir or Path(tempfile.mkdtemp(prefix="mgmtbench-proxy-"))
         self.tls = make_tls_files(self._state_dir / "tls", [opts.bind, *opts.tls_names])
+        open_files_for(opts.policy.limits, opts.pool, len(opts.inventory))
         self._sockets, self._udp = _bind(opts.bind, opts.port, opts.http3)
         self.port = int(self._sockets[0].getsockname()[1])
         self.api = ProxyApi(opts.inventory, SshPool(opts.pool, opts.device_login, known),
                             opts.policy)
         loop = asyncio.get_running_loop()
+        self._trim_task = loop.create_task(MemoryTrimmer(TrimPolicy(min_closed=1)).run())
         self._task = loop.create_task(
-            _serve(serve_https(self.api, self._sockets, server_context(self.tls), self._shutdown)))
+            _serve(serve_https(self.api, self._sockets, server_context(self.tls), self._shutdown,
+                               opts.policy.limits, names=["proxy"])))
         if self._udp:
             self.api.http3 = self.http3_counts
             self._http3_task = loop.create_task(_serve(serve_http3(
@@ -116,6 +131,10 @@ class EdgeProxy:
                     task.cancel()
                     await asyncio.wait({task}, timeout=3)
         self._task = self._http3_task = None
+        if self._trim_task is not None:
+            self._trim_task.cancel()
+            await asyncio.wait({self._trim_task}, timeout=3)
+            self._trim_task = None
         if self.api is not None:
             await self.api.pool.close()
         for sock in [*self._sockets, *self._udp]:

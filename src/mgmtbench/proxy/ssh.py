@@ -11,11 +11,18 @@ says: an exec channel per command (the study's proxy), or one shell for all of t
 /admin/config`` body is run in configuration mode: over exec only when every line is a ``show``
 command (which the device answers the same in either mode); a body that configures goes through
 a shell, ``configure terminal`` ... ``end``.
+
+What a device sends is read a chunk at a time and handed to the caller's ``sink`` as it comes
+(the API sends it on to the client, waiting while the client's connection is full, so the SSH
+channel's window closes and the device waits too: backpressure end to end, the memory of a chunk
+or a command's output, not of the whole answer). It is also counted against the request's
+output cap (``max_output``): past it the channel is closed and :class:`OutputTooLarge` raised.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import asyncssh
@@ -27,6 +34,29 @@ from mgmtbench.proxy.inventory import ProxyDevice
 from mgmtbench.targets import Login, Target, make_target
 
 _CHUNK = 65536
+#: Where a request's output goes, a piece at a time.
+Sink = Callable[[bytes], Awaitable[None]]
+
+
+class OutputTooLarge(Exception):
+    """A request's device output went past the proxy's cap."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"device output over {limit} bytes (the proxy's --max-output)")
+        self.limit = limit
+
+
+class _Budget:
+    """Bytes of device output a request may still receive."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.left = limit, limit
+
+    def take(self, data: bytes) -> bytes:
+        self.left -= len(data)
+        if self.left < 0:
+            raise OutputTooLarge(self.limit)
+        return data
 
 
 def device_target(device: ProxyDevice, login: Login) -> Target:
@@ -60,24 +90,38 @@ def is_show(line: str) -> bool:
 
 
 async def run_commands(conn: asyncssh.SSHClientConnection, device: ProxyDevice, target: Target,
-                       commands: list[str], config: bool, timeout: float) -> str:
-    """Run one request's ``commands`` (``config``: a configuration body) on ``conn``; the
-    outputs concatenated, as the device's HTTPS API answers."""
+                       commands: list[str], config: bool, timeout: float,
+                       max_output: int, sink: Sink) -> None:
+    """Run one request's ``commands`` (``config``: a configuration body) on ``conn``; their
+    outputs, in order, to ``sink`` as the device's HTTPS API answers them
+    (:class:`OutputTooLarge` past ``max_output`` bytes)."""
     lines = [c for c in commands if c.strip()]
+    budget = _Budget(max_output)
     async with translating(device):
         if device.uses_exec and not (config and not all(is_show(c) for c in lines)):
-            return "".join([await _exec(conn, c, timeout) for c in lines])
-        return await _in_shell(conn, target, lines, config, timeout)
+            for line in lines:
+                await _exec(conn, line, timeout, budget, sink)
+            return
+        await _in_shell(conn, target, lines, config, timeout, budget, sink)
 
 
-async def _exec(conn: asyncssh.SSHClientConnection, command: str, timeout: float) -> str:
-    result = await conn.run(command, encoding=None, timeout=timeout)
-    out = result.stdout or b""
-    return out.decode("ascii", "replace") if isinstance(out, bytes) else out
+async def _exec(conn: asyncssh.SSHClientConnection, command: str, timeout: float,
+                budget: _Budget, sink: Sink) -> None:
+    """One exec channel's output to ``sink``, a chunk at a time within the budget (bytes that
+    are not ASCII become ``?``, as the answer's charset says)."""
+    async with asyncio.timeout(timeout):
+        process = await conn.create_process(command, encoding=None)
+        try:
+            while chunk := await process.stdout.read(_CHUNK):
+                await sink(budget.take(bytes(chunk)).decode("ascii", "replace")
+                           .encode("ascii", "replace"))
+            await process.wait_closed()
+        finally:
+            process.close()
 
 
 async def _in_shell(conn: asyncssh.SSHClientConnection, target: Target, lines: list[str],
-                    config: bool, timeout: float) -> str:
+                    config: bool, timeout: float, budget: _Budget, sink: Sink) -> None:
     shell = await conn.create_process(term_type="vt100", term_size=(511, 24), encoding=None)
 
     async def send(data: bytes) -> None:
@@ -86,7 +130,7 @@ async def _in_shell(conn: asyncssh.SSHClientConnection, target: Target, lines: l
 
     async def recv() -> bytes:
         async with asyncio.timeout(timeout):
-            return bytes(await shell.stdout.read(_CHUNK))
+            return budget.take(bytes(await shell.stdout.read(_CHUNK)))
 
     pty = AsyncPty(send, recv, timeout)
     try:
@@ -94,9 +138,9 @@ async def _in_shell(conn: asyncssh.SSHClientConnection, target: Target, lines: l
         if config:
             await pty.command("configure terminal")
             pty.prompt = FIRST_PROMPT  # any host's: a body may change the hostname
-        outputs = [await pty.command(line) for line in lines]
+        for line in lines:
+            await sink((await pty.command(line)).encode("ascii", "replace"))
         if config:
             await pty.command("end")
-        return "".join(outputs)
     finally:
         shell.close()

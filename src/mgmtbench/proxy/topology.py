@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import ssl
 import sys
 import urllib.request
@@ -156,8 +157,10 @@ class EdgeLab:
         argv = [sys.executable, "-m", "mgmtbench.cli", "proxy", "--bind", hop.address,
                 "--port", str(PROXY_PORT), "--inventory", str(inventory),
                 "--known-hosts", str(self.chain.known_hosts),
-                "--username", creds.username, "--password", creds.password,
-                "--enable-password", creds.enable_secret,
+                "--username", creds.username,
+                "--password-file", str(_secret_file(hop.folder, "proxy", creds.password)),
+                "--enable-password-file",
+                str(_secret_file(hop.folder, "proxy-enable", creds.enable_secret)),
                 "--pool-size", str(pool.size), "--per-device", str(pool.per_device),
                 "--idle-timeout", str(pool.idle_timeout), "--state-dir", str(hop.folder)]
         process = hop.start_service("proxy", argv, "Press Ctrl-C")
@@ -174,11 +177,23 @@ class EdgeLab:
         argv = [sys.executable, "-m", "mgmtbench.cli", "headend", "--bind", hop.address,
                 "--port", str(port), "--proxy", f"https://{proxy.address}:{proxy.port}",
                 "--proxy-ca", str(proxy.trust), "--device", device.hostname,
-                "--platform", self.platform, "--enable-password", creds.enable_secret,
-                "--username", creds.username, "--password", creds.password,
+                "--platform", self.platform, "--enable-password-file",
+                str(_secret_file(hop.folder, f"{name}-enable", creds.enable_secret)),
+                "--username", creds.username,
+                "--password-file", str(_secret_file(hop.folder, name, creds.password)),
                 "--state-dir", str(folder), *(["--proxy-http3"] if http3 else [])]
         if self.authorized_keys is not None:
             argv += ["--authorized-keys", str(self.authorized_keys)]
         process = hop.start_service(name, argv, "Press Ctrl-C")
         return Endpoint(hop.address, port, folder / "known_hosts" if http3 else hop.known_hosts,
                         process.pid)
+
+
+def _secret_file(folder: Path, name: str, secret: str) -> Path:
+    """``folder/NAME.secret``, readable by its owner only, holding ``secret``: how a service's
+    password reaches it without being in its argv (``/proc/PID/cmdline`` is world-readable)."""
+    path = folder / f"{name}.secret"
+    path.unlink(missing_ok=True)
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
+        handle.write(secret + "\n")
+    return path

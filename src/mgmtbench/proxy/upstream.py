@@ -16,7 +16,10 @@ text; ``aclose``), two implementations, picked once when the head-end starts
   is not sent again: it may have reached the device (a configuration), so the client sees the
   failure; the next request dials anew.
 
-A failure to reach the proxy is status 0 with the reason, never an exception.
+A failure to reach the proxy is status 0 with the reason, never an exception. Over HTTPS an
+answer is read a chunk at a time and given up past :data:`MAX_ANSWER` bytes (status 0, the
+reason), so a huge output costs the head-end at most that much (the proxy caps what it sends
+too, ``--max-output``).
 """
 
 from __future__ import annotations
@@ -33,6 +36,10 @@ if TYPE_CHECKING:
     import httpx
 
     from mgmtbench.clients.aioquic_h3.connection import Connection
+
+#: Bytes of one answer the head-end takes at most: it answers its SSH client with the whole text
+#: (an exec's exit status comes after the proxy's status), so it holds the answer.
+MAX_ANSWER = 32 * 1024 * 1024
 
 __all__ = ["Http3Upstream", "HttpsUpstream", "Upstream", "upstream_for"]
 
@@ -81,11 +88,18 @@ class HttpsUpstream:
         import httpx
 
         try:
-            response = await self._client.request(method, path,
-                                                  content=body if method == "POST" else None)
+            async with self._client.stream(method, path,
+                                           content=body if method == "POST" else None) as answer:
+                chunks, size = [], 0
+                async for chunk in answer.aiter_bytes():
+                    size += len(chunk)
+                    if size > MAX_ANSWER:
+                        return 0, f"the proxy's answer is over {MAX_ANSWER} bytes: not taken"
+                    chunks.append(chunk)
+                status, encoding = answer.status_code, answer.encoding or "utf-8"
         except httpx.HTTPError as exc:
             return 0, f"cannot reach the proxy: {exc}"
-        return response.status_code, response.text
+        return status, b"".join(chunks).decode(encoding, "replace")
 
     async def aclose(self) -> None:
         """Close the client's connections."""
