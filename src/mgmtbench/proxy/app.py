@@ -136,11 +136,12 @@ class ProxyApi:
         if scope["type"] != "http":
             return
         started = time.monotonic()
-        self.versions[str(scope.get("http_version", "1.1"))] += 1
+        version = str(scope.get("http_version", "1.1"))
         try:
             answered = await self._answer(scope, receive, send)
             if answered is None:  # streamed
                 self.statuses[200] += 1
+                self.versions[version] += 1
                 return
             status, body, kind = answered
             headers: list[tuple[bytes, bytes]] = []
@@ -151,7 +152,8 @@ class ProxyApi:
                                            refusal.headers)
         finally:
             self.busy_seconds += time.monotonic() - started
-        self.statuses[status] += 1
+        self.statuses[status] += 1  # counted as answered: a reading of the counts is not in them
+        self.versions[version] += 1
         await _respond(send, status, body, kind, headers)
 
     async def _answer(self, scope: Scope, receive: Receive,
