@@ -26,7 +26,7 @@ from mgmtbench.results.load import load_run
 from mgmtbench.targets.inventory import load_inventory
 from mgmtbench.targets.probe import probe_all
 from mgmtbench.targets.safety import TargetGate
-from serve_support import serve
+from tests.serve_support import serve
 
 
 def _hostile() -> ModuleType:
