@@ -8,9 +8,10 @@ not backtrack either. It refuses what it cannot run in linear time (backreferenc
 lookarounds): :class:`BadExpression`, which a session answers as any invalid input.
 
 The expression is searched over a block of lines at once (``(?m)``, so ``^`` and ``$`` are a
-line's ends) with ``never_nl`` (no match crosses a newline), one search per matching line: a
-call per line through google-re2's wrapper costs ten times Python's ``re``; a search per block
-costs about what ``re`` did per line.
+line's ends) with ``never_nl`` (no match crosses a newline), as ``^.*(?:RE).*$``: one match per
+matching line, all of them in one ``finditer`` pass. A call per line through google-re2's
+wrapper costs ten times Python's ``re``; this costs about what ``re`` did per line (running
+configuration ``| include ^interface``: 52 us against 64 us).
 """
 
 from __future__ import annotations
@@ -26,12 +27,11 @@ class BadExpression(ValueError):
     """An expression RE2 refuses (syntax, a backreference, a lookaround, too large)."""
 
 
-def _options(*, literal: bool = False) -> re2.Options:
+def _options() -> re2.Options:
     options = re2.Options()
     options.log_errors = False  # a client's bad expression is its own mistake, not a log line
     options.never_nl = True
     options.max_mem = _MAX_MEM
-    options.literal = literal
     return options
 
 
@@ -40,11 +40,11 @@ class LinePattern:
 
     def __init__(self, expression: str, *, literal: bool = False) -> None:
         self.expression = expression
+        pattern = re2.escape(expression) if literal else expression
         try:
-            if literal:
-                self._regex = re2.compile(expression.encode(), _options(literal=True))
-            else:
-                self._regex = re2.compile(b"(?m)" + expression.encode(), _options())
+            re2.compile(pattern, _options())  # the expression's own errors, if any
+            # A whole line with a match in it: one match per matching line, in one pass.
+            self._lines = re2.compile(f"(?m)^.*(?:{pattern}).*$".encode(), _options())
         except re2.error as exc:
             raise BadExpression(f"invalid regular expression {expression!r}") from exc
 
@@ -52,21 +52,14 @@ class LinePattern:
         """For each of the first ``lines`` lines of ``data`` (``\\n``-separated), whether the
         expression matches in it."""
         found = [False] * lines
-        search = self._regex.search
-        pos = line = 0
-        while line < lines:
-            match = search(data, pos)
-            if match is None:
-                break
+        line = pos = 0
+        for match in self._lines.finditer(data):
             start = match.start()
             line += data.count(b"\n", pos, start)
             if line >= lines:
                 break
             found[line] = True
-            end = data.find(b"\n", start)
-            if end < 0:
-                break
-            pos, line = end + 1, line + 1
+            pos = start
         return found
 
 
