@@ -60,7 +60,7 @@ from soakbase import (
 )
 
 # Attack modules beside this file (tools/soak_<area>.py), each exporting ATTACKS.
-ATTACK_MODULES: tuple[str, ...] = ()
+ATTACK_MODULES: tuple[str, ...] = ("soak_loop",)
 
 
 # --- the legitimate client ------------------------------------------------------------------

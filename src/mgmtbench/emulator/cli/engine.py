@@ -15,9 +15,10 @@ platform's (:mod:`mgmtbench.emulator.cli.dialects`).
 
 from __future__ import annotations
 
+import asyncio
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Self
@@ -93,6 +94,17 @@ class Reply:
             yield self.output[start:start + CHUNK]
         if self.more is not None:
             yield from self.more()
+
+    async def stream(self) -> AsyncIterator[str]:
+        """:meth:`chunks` for a transport on the event loop: the output's pieces (none empty),
+        letting other tasks run after each one, so that a long output, or a filter that keeps
+        little of it (``show bulk-output 268435456 | section ZZZZ``), holds the loop for one
+        chunk's work at a time, not for the whole output."""
+        for chunk in self.chunks():
+            if chunk:
+                yield chunk
+            if self.more is not None:
+                await asyncio.sleep(0)
 
     def text(self) -> str:
         """The whole output (for short replies and tests: long ones are meant to be streamed)."""
@@ -219,14 +231,15 @@ class Session(ABC):
             return found.action(self, found)
         try:
             line_filter = filters.make_filter(found.pipe)
-        except re.error:
+        except filters.BadExpression:
             position = len(typed.rstrip()) - len(found.pipe.args[0] if found.pipe.args else "")
             return self._error(ParseError(ParseErrorKind.INVALID, position), typed)
         reply = found.action(self, found)
         paged = reply.paged and line_filter.paged
-        if reply.more is None:
+        if reply.more is None and len(reply.output) <= CHUNK:
             return replace(reply, output=filters.filter_text(line_filter, reply.output),
                            paged=paged)
+        # Long output is filtered as it is sent, a chunk at a time (:meth:`Reply.stream`).
         return replace(reply, output="", more=lambda: filters.filter_chunks(
             line_filter, reply.chunks()), more_size=reply.size, exact_size=False, paged=paged)
 

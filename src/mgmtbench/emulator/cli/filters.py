@@ -10,9 +10,12 @@ same everywhere, and what IOS and ASA do:
 - ``count RE``: ``Number of lines which match regexp = N`` (IOS);
 - ``grep [-v] RE``: ``include`` (``-v``: ``exclude``), as on an ASA.
 
-The regular expression is the rest of the line, spaces included, as on IOS (Python's ``re``: the
-IOS subset, ``^ $ . * + ? [] () |``, means the same). Filters work a line at a time, so the long
-outputs that are made while they are sent (``show bulk-output``) stay streamed.
+The regular expression is the rest of the line, spaces included, as on IOS, run by RE2
+(:mod:`.linematch`: time linear in the output whatever the expression; the IOS subset,
+``^ $ . * + ? [] () |``, means the same). Filters work on blocks of whole lines, so the long
+outputs that are made while they are sent (``show bulk-output``) stay streamed, a block of about
+64 KiB at a time, and a transport can let other clients in between blocks
+(:meth:`~mgmtbench.emulator.cli.engine.Reply.stream`) even when a filter prints nothing.
 
 Junos's pipes are listed as ``junos:<name>``: ``match RE``, ``except RE``, ``find RE`` (from the
 first line that matches), ``count`` (``Count: N lines``), ``last N``, ``trim N`` (the first N
@@ -22,12 +25,15 @@ word (quoted if it has spaces) and they chain: ``show route | match 198.19 | cou
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Iterable, Iterator
 
 from mgmtbench.emulator.cli.grammar import CommandTree, Match
+from mgmtbench.emulator.cli.linematch import BadExpression, LinePattern, split_lines
 from mgmtbench.emulator.device import banner
+
+__all__ = ["BadExpression", "LineFilter", "filter_chunks", "filter_text", "filter_tree",
+           "make_filter"]
 
 #: What ``?`` says of each filter (IOS's wording).
 DESCRIPTIONS = {
@@ -49,17 +55,28 @@ _CHUNK = 1 << 16
 
 
 class LineFilter:
-    """A filter's state over one output: :meth:`feed` each line (with its newline), then
-    :meth:`end`; both return the text to print."""
+    """A filter's state over one output: :meth:`feed` it blocks of whole lines (each with its
+    newline; the output's last line may lack one), then :meth:`end`; both return the text to
+    print."""
 
     #: False: the output is not paged (Junos's ``| no-more``).
     paged = True
 
-    def __init__(self, pattern: re.Pattern[str]) -> None:
-        self.pattern = pattern
+    def __init__(self, argument: str, *, literal: bool = False) -> None:
+        self.argument = argument
+        self.pattern = self._pattern(argument, literal)
 
-    def feed(self, line: str) -> str:
-        """The text to print for ``line``."""
+    def _pattern(self, argument: str, literal: bool) -> LinePattern | None:
+        return LinePattern(argument, literal=literal)
+
+    def _hits(self, text: str) -> tuple[list[str], list[bool]]:
+        """``text``'s lines and, for each, whether the expression matches in it."""
+        lines = split_lines(text)
+        assert self.pattern is not None
+        return lines, self.pattern.hits(text.encode("utf-8", "replace"), len(lines))
+
+    def feed(self, text: str) -> str:
+        """The text to print for the lines of ``text``."""
         raise NotImplementedError
 
     def end(self) -> str:
@@ -68,46 +85,55 @@ class LineFilter:
 
 
 class _Include(LineFilter):
-    def feed(self, line: str) -> str:
-        return line if self.pattern.search(line.rstrip("\n")) else ""
+    keep = True
+
+    def feed(self, text: str) -> str:
+        lines, hits = self._hits(text)
+        keep = self.keep
+        return "".join([line for line, hit in zip(lines, hits, strict=True) if hit is keep])
 
 
-class _Exclude(LineFilter):
-    def feed(self, line: str) -> str:
-        return "" if self.pattern.search(line.rstrip("\n")) else line
+class _Exclude(_Include):
+    keep = False
 
 
 class _Begin(LineFilter):
     begun = False
 
-    def feed(self, line: str) -> str:
-        self.begun = self.begun or bool(self.pattern.search(line.rstrip("\n")))
-        return line if self.begun else ""
+    def feed(self, text: str) -> str:
+        if self.begun:
+            return text
+        lines, hits = self._hits(text)
+        if True not in hits:
+            return ""
+        self.begun = True
+        return "".join(lines[hits.index(True):])
 
 
 class _Section(LineFilter):
     """A section is a line at the margin and the lines indented under it; a banner's text
     (``banner motd ^C`` to the closing ``^C``) is part of its section, margin or not."""
 
-    def __init__(self, pattern: re.Pattern[str]) -> None:
-        super().__init__(pattern)
+    def __init__(self, argument: str, *, literal: bool = False) -> None:
+        super().__init__(argument, literal=literal)
         self._lines: list[str] = []
         self._matched = False
         self._text_mark: str | None = None  # the delimiter of a banner whose text goes on
 
-    def feed(self, line: str) -> str:
-        out = ""
-        text = line.rstrip("\n")
-        if self._text_mark is not None:
-            if self._text_mark in text:
-                self._text_mark = None
-        else:
-            if line[:1] not in (" ", "\t"):
-                out = self.end()
-            self._text_mark = banner.opens(text, None)
-        self._lines.append(line)
-        self._matched = self._matched or bool(self.pattern.search(text))
-        return out
+    def feed(self, text: str) -> str:
+        out: list[str] = []
+        lines, hits = self._hits(text)
+        for line, hit in zip(lines, hits, strict=True):
+            if self._text_mark is not None:
+                if self._text_mark in line:
+                    self._text_mark = None
+            else:
+                if line[:1] not in (" ", "\t"):
+                    out.append(self.end())
+                self._text_mark = banner.opens(line.rstrip("\n"), None)
+            self._lines.append(line)
+            self._matched = self._matched or hit
+        return "".join(out)
 
     def end(self) -> str:
         out = "".join(self._lines) if self._matched else ""
@@ -119,69 +145,77 @@ class _Section(LineFilter):
 class _Count(LineFilter):
     count = 0
 
-    def feed(self, line: str) -> str:
-        self.count += bool(self.pattern.search(line.rstrip("\n")))
+    def feed(self, text: str) -> str:
+        self.count += self._hits(text)[1].count(True)
         return ""
 
     def end(self) -> str:
         return f"Number of lines which match regexp = {self.count}\n"
 
 
-class _JunosCount(LineFilter):
+class _Unmatched(LineFilter):
+    """A filter without an expression (its argument, if any, is a number)."""
+
+    def _pattern(self, argument: str, literal: bool) -> LinePattern | None:
+        return None
+
+
+class _JunosCount(_Unmatched):
     count = 0
 
-    def feed(self, line: str) -> str:
-        self.count += 1
+    def feed(self, text: str) -> str:
+        self.count += len(split_lines(text))
         return ""
 
     def end(self) -> str:
         return f"Count: {self.count} lines\n"
 
 
-class _Pass(LineFilter):
+class _Pass(_Unmatched):
     """``| no-more``: every line, not paged."""
 
     paged = False
 
-    def feed(self, line: str) -> str:
-        return line
+    def feed(self, text: str) -> str:
+        return text
 
 
-class _Last(LineFilter):
-    def __init__(self, pattern: re.Pattern[str]) -> None:
-        super().__init__(pattern)
-        self._lines: deque[str] = deque(maxlen=int(pattern.pattern))
+class _Last(_Unmatched):
+    def __init__(self, argument: str, *, literal: bool = False) -> None:
+        super().__init__(argument)
+        self._lines: deque[str] = deque(maxlen=int(argument))
 
-    def feed(self, line: str) -> str:
-        self._lines.append(line)
+    def feed(self, text: str) -> str:
+        self._lines.extend(split_lines(text))
         return ""
 
     def end(self) -> str:
         return "".join(self._lines)
 
 
-class _Trim(LineFilter):
-    def feed(self, line: str) -> str:
-        cut = line[int(self.pattern.pattern):]
-        return cut if cut.endswith("\n") or not line.endswith("\n") else cut + "\n"
+class _Trim(_Unmatched):
+    def feed(self, text: str) -> str:
+        columns = int(self.argument)
+        out = []
+        for line in split_lines(text):
+            cut = line[columns:]
+            out.append(cut if cut.endswith("\n") or not line.endswith("\n") else cut + "\n")
+        return "".join(out)
 
 
-class _Chain(LineFilter):
+class _Chain(_Unmatched):
     """Two filters one after the other (Junos: ``| match X | count``)."""
 
     def __init__(self, first: LineFilter, then: LineFilter) -> None:
-        super().__init__(first.pattern)
+        super().__init__(first.argument)
         self.first, self.then = first, then
         self.paged = first.paged and then.paged
 
-    def _on(self, text: str) -> str:
-        return "".join([self.then.feed(line) for line in text.splitlines(keepends=True)])
-
-    def feed(self, line: str) -> str:
-        return self._on(self.first.feed(line))
+    def feed(self, text: str) -> str:
+        return self.then.feed(self.first.feed(text))
 
     def end(self) -> str:
-        return self._on(self.first.end()) + self.then.end()
+        return self.then.feed(self.first.end()) + self.then.end()
 
 
 _FILTERS: dict[str, type[LineFilter]] = {
@@ -213,8 +247,8 @@ def filter_tree(names: Iterable[str]) -> CommandTree[str]:
 
 
 def make_filter(found: Match[str]) -> LineFilter:
-    """The filter a ``| name RE`` match names, and those chained after it (:class:`re.error`
-    for a bad expression)."""
+    """The filter a ``| name RE`` match names, and those chained after it
+    (:class:`BadExpression` for an expression RE2 refuses)."""
     line_filter = _one_filter(found)
     if found.pipe is not None:
         return _Chain(line_filter, make_filter(found.pipe))
@@ -227,49 +261,46 @@ def _one_filter(found: Match[str]) -> LineFilter:
     if found.action == "grep" and (expression == "-v" or expression.startswith("-v ")):
         kind, expression = _Exclude, expression[2:].strip()
     if found.action in _JUNOS_ARGS:
-        # One word, its quotes dropped; a pattern Python's re refuses is matched as text.
+        # One word, its quotes dropped; a pattern RE2 refuses is matched as text.
         expression = expression[1:-1] if expression[:1] == expression[-1:] == '"' and \
             len(expression) > 1 else expression
         try:
-            return kind(re.compile(expression))
-        except re.error:
-            return kind(re.compile(re.escape(expression)))
-    return kind(re.compile(expression))
+            return kind(expression)
+        except BadExpression:
+            return kind(expression, literal=True)
+    return kind(expression)
 
 
 def filter_text(line_filter: LineFilter, text: str) -> str:
-    """``text`` through the filter."""
-    lines = text.splitlines(keepends=True)
-    kind = type(line_filter)
-    if kind is _Include or kind is _Exclude:  # the common case, without a call per line
-        search, keep = line_filter.pattern.search, kind is _Include
-        return "".join([line for line in lines if bool(search(line.rstrip("\n"))) is keep])
-    feed = line_filter.feed
-    return "".join([feed(line) for line in lines]) + line_filter.end()
+    """``text`` through the filter, at once (short output: long output goes through
+    :func:`filter_chunks`)."""
+    return line_filter.feed(text) + line_filter.end()
 
 
 def filter_chunks(line_filter: LineFilter, chunks: Iterable[str]) -> Iterator[str]:
-    """Streamed output through the filter, a line at a time, in pieces of about 64 KiB."""
-    feed = line_filter.feed
+    """Streamed output through the filter, a block of whole lines at a time: a piece of output
+    (of about 64 KiB or less, or ``""`` when the filter printed nothing yet) for each chunk
+    taken, so that the work done between two pieces is bounded whatever the filter keeps."""
     rest = ""
     out: list[str] = []
     size = 0
     for chunk in chunks:
-        lines = (rest + chunk).split("\n")
-        rest = lines.pop()
-        for line in lines:
-            kept = feed(line + "\n")
-            if kept:
-                out.append(kept)
-                size += len(kept)
+        text = rest + chunk
+        cut = text.rfind("\n") + 1
+        rest = text[cut:]
+        kept = line_filter.feed(text[:cut]) if cut else ""
+        if kept:
+            out.append(kept)
+            size += len(kept)
         if size >= _CHUNK:
             yield "".join(out)
             out.clear()
             size = 0
+        else:
+            yield ""
     if rest:
-        out.append(feed(rest))
+        out.append(line_filter.feed(rest))
     out.append(line_filter.end())
     tail = "".join(out)
     if tail:
         yield tail
-

@@ -199,15 +199,12 @@ class DeviceSession(asyncssh.SSHServerSession[bytes]):
         _exit(chan, step, self._cli.device)
 
     async def _write(self, chan: DeviceChannel, reply: Reply) -> None:
-        """A reply's output, waiting for the channel to take each chunk but the last (which
-        goes out with whatever follows it)."""
-        chunks = reply.chunks()
-        chunk = next(chunks, None)
-        while chunk is not None:
+        """A reply's output, waiting for the channel to take each chunk before the next (the
+        last goes out with whatever follows it); :meth:`Reply.stream` lets other clients in
+        between chunks however little a filter keeps of them."""
+        async for chunk in reply.stream():
+            await self._writable.wait()
             chan.write(chunk.encode("ascii", "replace"))
-            chunk = next(chunks, None)
-            if chunk is not None:
-                await self._writable.wait()
 
     def pause_writing(self) -> None:
         """The client's window is full: writes wait."""

@@ -10,9 +10,8 @@ one translation.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import AsyncIterator
 
 import asyncssh
 
@@ -236,16 +235,16 @@ async def _page_stream(term: Terminal, session: CliSession, reply: Reply, page: 
     each when the channel has taken the one before, so a client that stops reading stops the
     output; paged lazily, a screenful at a time, when paging is on."""
     if session.term_length == 0 or not reply.paged:
-        for chunk in reply.chunks():
+        async for chunk in reply.stream():
             term.write(chunk)
             await term.drain()
         return
     more = session.device.platform.style.more_prompt
-    lines = _lines(reply.chunks())
-    batch = list(itertools.islice(lines, page))
+    lines = _lines(reply.stream())
+    batch = await _take(lines, page)
     while batch:
         term.write("".join(batch))
-        batch = list(itertools.islice(lines, 1))  # is there more?
+        batch = await _take(lines, 1)  # is there more?
         if not batch:
             return
         term.write(more)
@@ -253,7 +252,7 @@ async def _page_stream(term: Terminal, session: CliSession, reply: Reply, page: 
         key = await term.read_key()
         term.write(_more_erase(session))
         if key == 0x20:
-            batch += itertools.islice(lines, page - 1)
+            batch += await _take(lines, page - 1)
         elif key not in (0x0D, 0x0A):  # q, Ctrl-C or anything else stops the output
             return
 
@@ -265,10 +264,21 @@ def _more_erase(session: CliSession) -> str:
     return style.more_erase or "\r" + " " * len(style.more_prompt) + "\r"
 
 
-def _lines(chunks: Iterable[str]) -> Iterator[str]:
+async def _take(lines: AsyncIterator[str], count: int) -> list[str]:
+    """The next ``count`` lines (fewer at the end of the output)."""
+    batch: list[str] = []
+    while len(batch) < count:
+        line = await anext(lines, None)
+        if line is None:
+            break
+        batch.append(line)
+    return batch
+
+
+async def _lines(chunks: AsyncIterator[str]) -> AsyncIterator[str]:
     """The lines (with their newlines) of text that comes in chunks."""
     rest = ""
-    for chunk in chunks:
+    async for chunk in chunks:
         parts = (rest + chunk).split("\n")
         rest = parts.pop()
         for part in parts:
