@@ -29,7 +29,8 @@ SERIAL_MODULES = frozenset({
     "test_ssh_options.py", "test_sshd_runtime.py", "test_tbf_link.py", "test_wiretap.py",
     "test_wiretap_quic.py",
     # Bounds on time, CPU, memory or descriptors.
-    "test_hostile_files.py", "test_http3_clients.py", "test_https_accept.py", "test_limits.py",
+    "test_filters_loop.py", "test_hostile_files.py", "test_http3_clients.py",
+    "test_https_accept.py", "test_limits.py",
     "test_limits_process.py",
     "test_memtrim.py",
     "test_probe_echo.py", "test_proxy.py", "test_proxy_limits.py", "test_server_throughput.py",

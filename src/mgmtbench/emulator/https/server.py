@@ -306,7 +306,7 @@ async def _respond(send: Send, status: int, body: str | Sequence[Reply],
     pending: list[bytes] = []
     size = 0
     for reply in replies:
-        for chunk in reply.chunks():
+        async for chunk in reply.stream():
             pending.append(chunk.encode("ascii", "replace"))
             size += len(chunk)
             if size >= CHUNK:

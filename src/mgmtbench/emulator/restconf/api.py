@@ -491,6 +491,5 @@ async def _run_cli(device: Device, commands: list[str]) -> list[str]:
         if device.processing_delay:
             await asyncio.sleep(device.processing_delay)
         reply = session.execute(command)
-        outputs.append(reply.output if reply.more is None
-                       else reply.output + "".join(reply.more()))
+        outputs.append("".join([chunk async for chunk in reply.stream()]))  # the loop served between
     return outputs
