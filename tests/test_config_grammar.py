@@ -209,3 +209,31 @@ def test_ambiguous_and_incomplete_lines(platform: str) -> None:
     assert not incomplete.ok
     assert "Incomplete command" in incomplete.output
     assert config_grammar(cli.device.platform).modes["if"].prompt == "config-if"
+
+
+def test_thousands_of_lines_added_and_removed_one_by_one() -> None:
+    """`no` line by line past the point where removed lines are compacted away (the soak's
+    configuration flood: the separator check looked for a removed line after compaction had
+    dropped it, and the POST failed with a traceback)."""
+    cli = session("cisco_ios")
+    routes = [f"ip route 10.9.{i // 256}.{i % 256} 255.255.255.255 Null0" for i in range(3000)]
+    for line in routes:
+        assert cli.execute(line).ok, line
+    for line in routes:
+        reply = cli.execute("no " + line)
+        assert reply.ok, (line, reply.output)
+        assert reply.output == "", (line, reply.output)
+    config = cli.device.transcript(("show", "running-config"))
+    assert "ip route 10.9." not in config
+
+
+def test_a_lone_line_takes_its_separator_with_it() -> None:
+    """`spanning-tree extend system-id` stands alone between two `!` lines: removing it removes
+    one of them (no empty section), and only one."""
+    cli = session("cisco_ios")
+    before = cli.device.transcript(("show", "running-config"))
+    assert "!\nspanning-tree extend system-id\n!\n" in before
+    assert cli.execute("no spanning-tree extend system-id").ok
+    after = cli.device.transcript(("show", "running-config"))
+    assert "spanning-tree extend system-id" not in after
+    assert after.count("\n!\n") == before.count("\n!\n") - 1

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import asyncssh
+import httpx
 
 from tests.serve_support import Served, serve
 
@@ -80,6 +81,38 @@ def test_other_clients_are_served_while_a_filter_works_through_a_long_output(
                 assert "uptime" in out
                 assert not bulk.done(), f"{attack}: the legit client waited for the filter"
                 await asyncio.wait_for(bulk, 60)
+
+    with serve(tmp_path) as served:
+        asyncio.run(check(served))
+    assert "Traceback" not in (tmp_path / "serve.log").read_text()
+
+
+def test_other_clients_are_served_while_a_long_configuration_post_runs(tmp_path: Path) -> None:
+    """9,000 configuration lines in one POST take the device seconds: another client logs in
+    and gets ``show version`` meanwhile (the POST lets the loop run every 20 ms of its work).
+    Then their 9,000 removals in one POST answer 200, without a traceback (the soak's flood:
+    they failed once removed lines were compacted away under the separator check)."""
+    routes = [f"ip route 10.7.{i // 256}.{i % 256} 255.255.255.255 Null0" for i in range(9000)]
+
+    async def post(served: Served, lines: list[str]) -> httpx.Response:
+        async with httpx.AsyncClient(verify=served.context, auth=CREDENTIALS,
+                                     timeout=120) as client:
+            return await client.post(f"https://127.0.0.1:{served.https_port}/admin/config",
+                                     content="\n".join(lines))
+
+    async def check(served: Served) -> None:
+        adding = asyncio.ensure_future(post(served, routes))
+        await asyncio.sleep(0.3)
+        async with await _login(served) as legit:
+            out, _ = await _run(legit, "show version")
+        assert "uptime" in out
+        assert not adding.done(), "the legit client waited for the whole POST"
+        assert (await adding).status_code == 200
+        removing = await post(served, ["no " + line for line in routes])
+        assert removing.status_code == 200, removing.text[-500:]
+        async with await _login(served) as legit:
+            out, _ = await _run(legit, "show running-config | include ip route 10.7.")
+        assert "ip route 10.7." not in out
 
     with serve(tmp_path) as served:
         asyncio.run(check(served))

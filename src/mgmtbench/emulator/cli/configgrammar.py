@@ -566,23 +566,43 @@ def _remove_block(config: RunningConfig, text: str, parent: ConfigLine | None,
     lowered = text.lower()
     doomed = [line for line in index.by_key.get(line_key(text), ())
               if line.text.lower() == lowered] or index.named(text)
+    extra = _lone_separators(config, doomed)
     config.remove(text)
-    _drop_separators(config, doomed)
+    config.remove_lines(extra)
 
 
-def _drop_separators(config: RunningConfig, removed: list[ConfigLine]) -> None:
-    """After top-level lines went: the ``!`` that followed each one that stood alone between
-    two ``!`` lines goes too (no empty section is left)."""
-    for line in removed:
-        at = config.root.index(line)
-        after = at + 1
+def _lone_separators(config: RunningConfig, doomed: list[ConfigLine]) -> list[ConfigLine]:
+    """The ``!`` lines to go with top-level lines ``doomed`` (still in place: asked before they
+    are removed): the ``!`` that follows each one that stands alone between two ``!`` lines, so
+    no empty section is left.
+
+    One pass for many lines, each line found once: removing thousands of lines at once stays
+    linear (a search back over the lines removed before it, for each, was quadratic), and the
+    positions are read before the removal, which may compact the list under them."""
+    if not doomed:
+        return []
+    root = config.root
+    gone = {id(line) for line in doomed}
+    if len(doomed) <= 8:
+        positions = sorted(root.index(line) for line in doomed)
+    else:
+        positions = [at for at, line in enumerate(root) if id(line) in gone]
+    extra: list[ConfigLine] = []
+    before_of: dict[int, int] = {}  # a doomed line's position -> the kept line's before it
+    for at in positions:
         before = at - 1
-        while before >= 0 and config.root[before].removed:
+        while before >= 0 and (root[before].removed or id(root[before]) in gone):
+            if before in before_of:  # a doomed line: what is before it is before this one
+                before = before_of[before]
+                break
             before -= 1
-        if after < len(config.root) and config.root[after].text == "!" and \
-                not config.root[after].removed and before >= 0 and \
-                config.root[before].text == "!":
-            config.remove_lines([config.root[after]])
+        before_of[at] = before
+        after = root[at + 1] if at + 1 < len(root) else None
+        if after is not None and after.text == "!" and not after.removed \
+                and id(after) not in gone and before >= 0 and root[before].text == "!":
+            extra.append(after)
+            gone.add(id(after))
+    return extra
 
 
 def _live_neighbour(lines: list[ConfigLine], at: int, step: int) -> ConfigLine | None:
@@ -672,9 +692,8 @@ def remove_prefix(config: RunningConfig, text: str, block: ConfigLine | None) ->
     doomed = [line for line in candidates
               if not line.removed and not line.children
               and line.text.lower().split()[:len(head)] == head]
-    config.remove_lines(doomed, block)
-    if block is None:
-        _drop_separators(config, doomed)
+    extra = _lone_separators(config, doomed) if block is None else []
+    config.remove_lines([*doomed, *extra], block)
     return len(doomed)
 
 

@@ -34,6 +34,7 @@ import base64
 import hmac
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote_plus
@@ -47,6 +48,10 @@ from mgmtbench.emulator.http3.early import TOO_EARLY, is_early, replay_safe
 from mgmtbench.emulator.https.accept import serve_https
 from mgmtbench.emulator.options import Credentials, Limits
 from mgmtbench.emulator.restconf.api import Answer, RestconfApi, is_restconf
+
+#: Seconds of CLI work a POST does before it lets the loop's other tasks run (an 8,000-line
+#: configuration takes seconds: other clients of every device are served in between).
+CLI_SLICE = 0.02
 
 __all__ = ["DeviceApi", "serve_https"]
 
@@ -245,10 +250,14 @@ class DeviceApi:
         delay = device.processing_delay
         replies: list[Reply] = []
         size = 0
+        yielded = time.monotonic()
         for line in lines:
             if line.strip() and delay:
                 await asyncio.sleep(delay)
             reply = session.execute(line)
+            if time.monotonic() - yielded > CLI_SLICE:  # a long POST: let the others in
+                await asyncio.sleep(0)
+                yielded = time.monotonic()
             if size + reply.size > limits.max_request_output:
                 replies.append(session.too_long(size + reply.size, limits.max_request_output,
                                                 "per request"))
