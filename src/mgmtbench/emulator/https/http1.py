@@ -47,6 +47,10 @@ BODY_BUFFER = 64 * 1024
 #: Bytes of a request body the application did not read, dropped after its answer so that the
 #: connection can go on; beyond it the connection is closed.
 MAX_DISCARD = 16 * 1024 * 1024
+#: Seconds at most that the rest of an unread body may take to come after the answer (within
+#: the idle time-out too), else the connection is closed: nginx's ``lingering_time`` (30 s). A
+#: client that declared a body and never sent it held the connection for minutes before.
+LINGERING_TIME = 30.0
 
 _TOKEN = rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
 _REQUEST_LINE = re.compile(rb"(" + _TOKEN + rb") ([\x21-\x7e]+) HTTP/1\.([01])")
@@ -466,8 +470,15 @@ class Http1Connection(asyncio.Protocol):
             exchange.body.clear()
             if exchange.body_size > BODY_BUFFER:
                 self.reading(True)
+            self.loop.call_later(min(self.idle_timeout, LINGERING_TIME), self._linger_over,
+                                 exchange)
             return
         self._next_exchange()
+
+    def _linger_over(self, exchange: _Exchange) -> None:
+        """The rest of an answered request's body did not come in time: close."""
+        if self._exchange is exchange and not exchange.body_done:
+            self.abort()
 
     def abort(self) -> None:
         """Close at once, dropping what is not sent."""
