@@ -339,13 +339,41 @@ def test_one_source_cannot_take_every_login_slot(fresh_emulator: FreshEmulator) 
 def test_max_startups_full_drops_every_new_connection(fresh_emulator: FreshEmulator) -> None:
     endpoint = fresh_emulator(https=False, limits=Limits(
         max_startups=(3, 30, 3), max_startups_per_source=100)).endpoints[0]
-    with idle_tcp(endpoint, 3, "127.0.0.2") as idle:
+    with idle_tcp(endpoint, 1, "127.0.0.2") as idle, idle_tcp(endpoint, 1, "127.0.0.4"), \
+            idle_tcp(endpoint, 1, "127.0.0.5"):
+        # full, and no source holds two more than 127.0.0.3 would: nobody is pushed out
         assert open_from(endpoint, "127.0.0.3") == b""
         idle.pop().close()
         deadline = time.monotonic() + 5
         while not open_from(endpoint, "127.0.0.3"):
             assert time.monotonic() < deadline
             time.sleep(0.05)
+
+
+def test_a_new_source_takes_the_place_of_the_heaviest_sources_oldest(
+        fresh_emulator: FreshEmulator) -> None:
+    """MaxStartups full of three sources' silent connections (9 each, as the issue's 12 x 9
+    did at the default 100): a user from a fourth address still logs in, every time, each
+    login finding room by closing the oldest silent connection of the source holding the most
+    (no random drops here: MaxStartups starts at full, so the count is exact); a source
+    alone holding them cannot push out its own."""
+    emu = fresh_emulator(https=False, limits=Limits(max_startups=(27, 100, 27)))
+    endpoint = emu.endpoints[0]
+    clock = endpoint.device.transcript(("show", "clock"))
+    with idle_tcp(endpoint, 9, "127.0.0.2"), idle_tcp(endpoint, 9, "127.0.0.3"), \
+            idle_tcp(endpoint, 9, "127.0.0.4"):
+        for _ in range(5):
+            assert same_output("cisco_ios", str(run(login_and_run(endpoint))), clock)
+        assert emu.endpoints[0].ssh_counts.dropped == 0
+    admission = Admission(Limits(max_startups=(2, 100, 2), max_startups_per_source=100))
+    closed: list[str] = []
+    assert admission.refuse("a", "a1", lambda: closed.append("a1")) is None
+    assert admission.refuse("a", "a2", lambda: closed.append("a2")) is None
+    assert admission.refuse("a", "a3", lambda: closed.append("a3")) is not None  # its own
+    assert admission.refuse("b", "b1", lambda: closed.append("b1")) is None
+    assert closed == ["a1"]
+    admission.closed("a", authenticated=False, key="a1")  # its close, heard later: counted once
+    assert (admission.unauthenticated, admission.by_source) == (2, {"a": 1, "b": 1})
 
 
 def test_early_drop_probability_rises_from_rate_at_start_to_all_at_full() -> None:

@@ -38,6 +38,14 @@ class Admission:
       at ``start``, rising linearly to 100 % at ``full``.
     - Only logged-in connections count toward ``max_sessions``: connections that never log in
       cannot lock real users out; they wait at most the login grace time.
+    - Fair to a new source: when the new connection would be dropped (at random, or MaxStartups
+      full) but its source holds fewer unauthenticated connections than the source holding the
+      most, less one, that source's oldest unauthenticated connection is closed instead and the
+      new one admitted (given ``abort`` for each: :meth:`refuse`). Many sources holding the
+      pre-auth slots (12 sources x 9) used to leave a user from a new address 4 logins in 20;
+      now a hostile source can only push out its own kind, and a source alone among the
+      holders never loses a connection to its own newer one (OpenSSH's PerSourcePenalties
+      punishes sources after the fact; this keeps room in the moment).
     """
 
     limits: Limits
@@ -46,44 +54,86 @@ class Admission:
     dropped: int = 0
     by_source: dict[str, int] = field(default_factory=dict)
     chance: Callable[[], float] = random.random
+    evicted: int = 0  # unauthenticated connections closed to let a lighter source in
+    # source -> its unauthenticated connections' aborts by key, oldest first
+    waiting: dict[str, dict[object, Callable[[], None]]] = field(default_factory=dict)
 
-    def refuse(self, source: str) -> str | None:
+    def refuse(self, source: str, key: object = None,
+               abort: Callable[[], None] | None = None) -> str | None:
         """Why a new connection from ``source`` is dropped, or None (then it is counted as
-        unauthenticated until :meth:`logged_in` or :meth:`closed`)."""
+        unauthenticated until :meth:`logged_in` or :meth:`closed`, called with the same
+        ``key``). With ``key`` and ``abort`` (which closes the connection) it may take the place
+        of the heaviest source's oldest connection instead of being dropped."""
         start, rate, full = self.limits.max_startups
         reason = None
         if self.by_source.get(source, 0) >= self.limits.max_startups_per_source:
-            reason = (f"{self.limits.max_startups_per_source} unauthenticated connections from "
-                      "this source")
-        elif self.unauthenticated >= full:
+            return self._drop(f"{self.limits.max_startups_per_source} unauthenticated "
+                              "connections from this source")
+        if self.unauthenticated >= full:
             reason = f"{full} unauthenticated connections (MaxStartups full)"
         elif self.unauthenticated >= start:
             chance = (rate + (100 - rate) * (self.unauthenticated - start) / max(1, full - start))
             if self.chance() * 100 < chance:
                 reason = (f"{self.unauthenticated} unauthenticated connections (MaxStartups "
                           f"{start}:{rate}:{full}, dropped at random)")
-        if reason is not None:
-            self.dropped += 1
-            return reason
+        if reason is not None and not (abort is not None and self._evict_for(source)):
+            return self._drop(reason)
         self.unauthenticated += 1
         self.by_source[source] = self.by_source.get(source, 0) + 1
+        if key is not None and abort is not None:
+            self.waiting.setdefault(source, {})[key] = abort
         return None
+
+    def _drop(self, reason: str) -> str:
+        self.dropped += 1
+        return reason
+
+    def _evict_for(self, source: str) -> bool:
+        """Close the oldest unauthenticated connection of the source holding the most, if it
+        holds at least two more than ``source``; whether one was closed."""
+        heaviest = max(self.waiting, key=lambda s: len(self.waiting[s]), default=None)
+        if heaviest is None or heaviest == source or \
+                len(self.waiting[heaviest]) < self.by_source.get(source, 0) + 2:
+            return False
+        held = self.waiting[heaviest]
+        key = next(iter(held))
+        abort = held.pop(key)
+        if not held:
+            del self.waiting[heaviest]
+        self._forget(heaviest)
+        self.evicted += 1
+        abort()
+        return True
 
     def sessions_full(self) -> bool:
         """Whether ``max_sessions`` connections have logged in already."""
         return self.authenticated >= self.limits.max_sessions
 
-    def logged_in(self, source: str) -> None:
+    def logged_in(self, source: str, key: object = None) -> None:
         """An admitted connection logged in: it counts as a session now."""
-        self._forget(source)
+        if self._settle(source, key):
+            self._forget(source)
         self.authenticated += 1
 
-    def closed(self, source: str, *, authenticated: bool) -> None:
+    def closed(self, source: str, *, authenticated: bool, key: object = None) -> None:
         """An admitted connection closed."""
         if authenticated:
             self.authenticated -= 1
-        else:
+        elif self._settle(source, key):
             self._forget(source)
+
+    def _settle(self, source: str, key: object) -> bool:
+        """Stop holding ``key`` as waiting; whether it still counted (an evicted connection
+        was forgotten when it was closed)."""
+        if key is None:
+            return True
+        held = self.waiting.get(source)
+        if held is None or key not in held:
+            return False
+        del held[key]
+        if not held:
+            del self.waiting[source]
+        return True
 
     def _forget(self, source: str) -> None:
         self.unauthenticated -= 1

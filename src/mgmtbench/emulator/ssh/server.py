@@ -107,7 +107,7 @@ class _DeviceSSHServer(asyncssh.SSHServer):
         peer = conn.get_extra_info("peername")
         self._peer = f"{peer[0]}:{peer[1]}" if peer else "?"
         self._source = source_of(peer)
-        refused = self._admission.refuse(self._source)
+        refused = self._admission.refuse(self._source, self, conn.abort)
         if refused is not None:
             # As OpenSSH's MaxStartups: closed before the banner, nothing else spent on it.
             self._counts.dropped += 1
@@ -125,7 +125,7 @@ class _DeviceSSHServer(asyncssh.SSHServer):
     def connection_lost(self, exc: Exception | None) -> None:
         memtrim.connection_closed()
         if self._admitted:
-            self._admission.closed(self._source, authenticated=self._authenticated)
+            self._admission.closed(self._source, authenticated=self._authenticated, key=self)
             self._admitted = False
         if self._conn is not None:
             self._connections.discard(self._conn)
@@ -146,7 +146,7 @@ class _DeviceSSHServer(asyncssh.SSHServer):
     def auth_completed(self) -> None:
         if not self._admitted:
             return
-        self._admission.logged_in(self._source)
+        self._admission.logged_in(self._source, self)
         self._authenticated = True
         if self._admission.authenticated > self._limits.max_sessions and self._conn is not None:
             # Others logged in while this one did: the last one in leaves.
