@@ -126,8 +126,10 @@ def test_total_cap_closes_new_connections_before_any_tls(fresh_emulator: FreshEm
     emu = fresh_emulator("cisco_asa", ssh=False, limits=Limits(
         max_https_connections=4, max_https_connections_per_source=2))
     endpoint = emu.endpoints[0]
-    with idle_tls(emu, 2, "127.0.0.2"), idle_tls(emu, 2, "127.0.0.3"):
-        # No ClientHello sent: the server closes without waiting for one.
+    with idle_tls(emu, 1, "127.0.0.2"), idle_tls(emu, 1, "127.0.0.3"), \
+            idle_tls(emu, 1, "127.0.0.5"), idle_tls(emu, 1, "127.0.0.6"):
+        # No ClientHello sent: the server closes without waiting for one. (No source holds
+        # two more than 127.0.0.4, so nobody makes room for it.)
         with socket.create_connection((endpoint.host, endpoint.https_port), timeout=5,
                                       source_address=("127.0.0.4", 0)) as raw, \
                 contextlib.suppress(ConnectionResetError):  # closed, or reset
@@ -141,6 +143,38 @@ def test_total_cap_closes_new_connections_before_any_tls(fresh_emulator: FreshEm
     while handshake_refused(emu, "127.0.0.4"):
         assert time.monotonic() < deadline
         time.sleep(0.05)
+
+
+def test_a_new_source_gets_in_while_others_fill_the_device(
+        fresh_emulator: FreshEmulator) -> None:
+    """4 sources x 3 idle TLS connections fill a device capped at 12 (the issue's 4 x 250 of
+    1,000: a fifth address got 0 of 10 in): a client from a fifth address gets every request
+    in, each new connection closing the oldest of the source holding the most."""
+    emu = fresh_emulator("cisco_asa", ssh=False, limits=Limits(
+        max_https_connections=12, max_https_connections_per_source=3))
+    url = f"{base(emu.endpoints[0])}/admin/exec/show+clock"
+    with idle_tls(emu, 3, "127.0.0.2"), idle_tls(emu, 3, "127.0.0.3"), \
+            idle_tls(emu, 3, "127.0.0.5"), idle_tls(emu, 3, "127.0.0.6"):
+        for _ in range(10):
+            with https_client(emu) as client:  # a new connection each time
+                assert client.get(url).status_code == 200
+        counted = emu.endpoints[0].https_connections
+        assert counted is not None
+        assert counted.dropped == 0
+        assert counted.holders.evicted >= 1
+
+
+def test_caps_make_room_for_a_lighter_source_only() -> None:
+    caps = ConnectionCaps(Limits(max_https_connections=2, max_https_connections_per_source=2))
+    closed: list[str] = []
+    assert caps.refuse("a", "a1", lambda: closed.append("a1")) is None
+    assert caps.refuse("a", "a2", lambda: closed.append("a2")) is None
+    assert caps.refuse("a", "a3", lambda: closed.append("a3")) is not None  # per source
+    assert caps.refuse("b", "b1", lambda: closed.append("b1")) is None  # a1 makes room
+    assert closed == ["a1"]
+    assert caps.refuse("c", "c1", lambda: closed.append("c1")) is not None  # 1 and 1: no
+    caps.closed("a", "a1")  # its close, heard later: counted once
+    assert (caps.open, caps.by_source) == (2, {"a": 1, "b": 1})
 
 
 def test_an_admitted_connection_waits_for_its_client_hello(fresh_emulator: FreshEmulator) -> None:

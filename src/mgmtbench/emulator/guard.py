@@ -29,6 +29,48 @@ def source_of(peer: object) -> str:
 
 
 @dataclass
+class Holders:
+    """Connections held per source, oldest first, each with the call that closes it: what lets
+    a newcomer in when a cap is full (:class:`Admission` for SSH's unauthenticated connections,
+    :class:`~mgmtbench.emulator.https.accept.ConnectionCaps` for HTTPS). The source holding the
+    most gives up its oldest connection to a source holding at least two fewer, so attackers
+    can only push out their own kind, and a source alone among the holders never loses a
+    connection to its own newer one."""
+
+    held: dict[str, dict[object, Callable[[], None]]] = field(default_factory=dict)
+    evicted: int = 0
+
+    def add(self, source: str, key: object, close: Callable[[], None]) -> None:
+        """Hold ``key`` for ``source``, newest last."""
+        self.held.setdefault(source, {})[key] = close
+
+    def discard(self, source: str, key: object) -> bool:
+        """Stop holding ``key``; whether it was held (not evicted already)."""
+        keys = self.held.get(source)
+        if keys is None or key not in keys:
+            return False
+        del keys[key]
+        if not keys:
+            del self.held[source]
+        return True
+
+    def evict_for(self, source: str, holding: int) -> str | None:
+        """Close the heaviest source's oldest connection for ``source`` (holding ``holding``),
+        if that source holds at least two more; the source closed, or None."""
+        heaviest = max(self.held, key=lambda s: len(self.held[s]), default=None)
+        if heaviest is None or heaviest == source or len(self.held[heaviest]) < holding + 2:
+            return None
+        keys = self.held[heaviest]
+        key = next(iter(keys))
+        close = keys.pop(key)
+        if not keys:
+            del self.held[heaviest]
+        self.evicted += 1
+        close()
+        return heaviest
+
+
+@dataclass
 class Admission:
     """Unauthenticated and authenticated SSH connections of one device.
 
@@ -54,9 +96,7 @@ class Admission:
     dropped: int = 0
     by_source: dict[str, int] = field(default_factory=dict)
     chance: Callable[[], float] = random.random
-    evicted: int = 0  # unauthenticated connections closed to let a lighter source in
-    # source -> its unauthenticated connections' aborts by key, oldest first
-    waiting: dict[str, dict[object, Callable[[], None]]] = field(default_factory=dict)
+    waiting: Holders = field(default_factory=Holders)  # unauthenticated, with their aborts
 
     def refuse(self, source: str, key: object = None,
                abort: Callable[[], None] | None = None) -> str | None:
@@ -81,7 +121,7 @@ class Admission:
         self.unauthenticated += 1
         self.by_source[source] = self.by_source.get(source, 0) + 1
         if key is not None and abort is not None:
-            self.waiting.setdefault(source, {})[key] = abort
+            self.waiting.add(source, key, abort)
         return None
 
     def _drop(self, reason: str) -> str:
@@ -89,21 +129,11 @@ class Admission:
         return reason
 
     def _evict_for(self, source: str) -> bool:
-        """Close the oldest unauthenticated connection of the source holding the most, if it
-        holds at least two more than ``source``; whether one was closed."""
-        heaviest = max(self.waiting, key=lambda s: len(self.waiting[s]), default=None)
-        if heaviest is None or heaviest == source or \
-                len(self.waiting[heaviest]) < self.by_source.get(source, 0) + 2:
-            return False
-        held = self.waiting[heaviest]
-        key = next(iter(held))
-        abort = held.pop(key)
-        if not held:
-            del self.waiting[heaviest]
-        self._forget(heaviest)
-        self.evicted += 1
-        abort()
-        return True
+        """Make room for ``source`` (see :class:`Holders`); whether a connection was closed."""
+        evicted = self.waiting.evict_for(source, self.by_source.get(source, 0))
+        if evicted is not None:
+            self._forget(evicted)
+        return evicted is not None
 
     def sessions_full(self) -> bool:
         """Whether ``max_sessions`` connections have logged in already."""
@@ -125,15 +155,7 @@ class Admission:
     def _settle(self, source: str, key: object) -> bool:
         """Stop holding ``key`` as waiting; whether it still counted (an evicted connection
         was forgotten when it was closed)."""
-        if key is None:
-            return True
-        held = self.waiting.get(source)
-        if held is None or key not in held:
-            return False
-        del held[key]
-        if not held:
-            del self.waiting[source]
-        return True
+        return key is None or self.waiting.discard(source, key)
 
     def _forget(self, source: str) -> None:
         self.unauthenticated -= 1

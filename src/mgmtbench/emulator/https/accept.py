@@ -32,7 +32,7 @@ from hypercorn.config import Config
 from hypercorn.utils import wrap_app
 
 from mgmtbench.emulator import memtrim
-from mgmtbench.emulator.guard import source_of
+from mgmtbench.emulator.guard import Holders, source_of
 from mgmtbench.emulator.https.http1 import AsgiApp, Http1Connection
 from mgmtbench.emulator.options import Limits
 
@@ -51,34 +51,51 @@ class ConnectionCaps:
     A new connection is closed at once when its source address already has
     ``max_https_connections_per_source`` open, or the device ``max_https_connections``: one
     address cannot take every slot (nginx's ``limit_conn`` per address; OpenSSH's
-    PerSourceMaxStartups for SSH), and the total bounds the descriptors and memory.
+    PerSourceMaxStartups for SSH), and the total bounds the descriptors and memory. At the
+    total, a source holding at least two fewer than the heaviest takes the place of that
+    source's oldest connection (:class:`~mgmtbench.emulator.guard.Holders`): 4 sources x 250
+    filled the device and a client from a fifth address got 0 of 10 in.
     """
 
     limits: Limits
     open: int = 0
     dropped: int = 0
     by_source: dict[str, int] = field(default_factory=dict)
+    holders: Holders = field(default_factory=Holders)
 
-    def refuse(self, source: str) -> str | None:
+    def refuse(self, source: str, key: object = None,
+               close: Callable[[], None] | None = None) -> str | None:
         """Why a new connection from ``source`` is dropped, or None (then it is counted until
-        :meth:`closed`)."""
+        :meth:`closed` with the same ``key``; ``close`` closes it if it must make room)."""
         per_source = self.limits.max_https_connections_per_source
         total = self.limits.max_https_connections
         reason = None
         if self.by_source.get(source, 0) >= per_source:
             reason = f"{per_source} open connections from this source"
         elif self.open >= total:
-            reason = f"{total} open connections"
+            evicted = (self.holders.evict_for(source, self.by_source.get(source, 0))
+                       if close is not None else None)
+            if evicted is None:
+                reason = f"{total} open connections"
+            else:
+                self._forget(evicted)
         if reason is not None:
             self.dropped += 1
             return reason
         self.open += 1
         self.by_source[source] = self.by_source.get(source, 0) + 1
+        if key is not None and close is not None:
+            self.holders.add(source, key, close)
         return None
 
-    def closed(self, source: str) -> None:
-        """An admitted connection closed."""
+    def closed(self, source: str, key: object = None) -> None:
+        """An admitted connection closed (counted once: one closed to make room was already
+        forgotten)."""
         memtrim.connection_closed()
+        if key is None or self.holders.discard(source, key):
+            self._forget(source)
+
+    def _forget(self, source: str) -> None:
         self.open -= 1
         left = self.by_source.get(source, 0) - 1
         if left > 0:
@@ -103,7 +120,7 @@ class _Admitted:
     def close(self, *_: object) -> None:
         if self.open:
             self.open = False
-            self.caps.closed(self.source)
+            self.caps.closed(self.source, self.transport)
             self.server.admitted.discard(self)
 
 
@@ -198,7 +215,7 @@ class _Accepted(asyncio.Protocol):
         raw = cast(asyncio.Transport, transport)
         peer = raw.get_extra_info("peername")
         source = source_of(peer)
-        refused = self._caps.refuse(source)
+        refused = self._caps.refuse(source, raw, raw.abort)
         if refused is not None:
             log.warning("%s https %s: connection dropped: %s", self._name, _address(peer),
                         refused)
