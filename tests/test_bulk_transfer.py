@@ -356,6 +356,28 @@ def test_upload_and_download(server: Server, client: str, device_path: bool,
     assert back.read_bytes() == data
 
 
+def test_one_sftp_read_answers_at_most_what_sftp_server_does(server: Server) -> None:
+    """A read asking for 16 MiB of a 1 MiB file gets OpenSSH sftp-server's most (255 KiB, as the
+    real sshd answers here too): the
+    server decides what one request costs it, not the client (40 reads asking for large blocks
+    took the emulator over 1 GB). Whole downloads still work (above: clients read on)."""
+    from mgmtbench.emulator.ssh.sftp import MAX_READ
+
+    async def read() -> int:
+        async with server.connect() as conn, conn.start_sftp_client() as sftp:
+            async with sftp.open("cap.bin", "wb") as out:
+                await out.write(os.urandom(FILE_SIZE))
+            async with sftp.open("cap.bin", "rb") as source:
+                # One FXP_READ, as the protocol carries it (the file object's read splits a
+                # big read into blocks and reads on after a short one).
+                handler, handle = sftp._handler, source._handle
+                assert handle is not None
+                data, _ = await handler.read(handle, 0, 16 * FILE_SIZE)
+                return len(data)
+
+    assert run(read()) == MAX_READ
+
+
 # --- Netmiko's file_transfer: dir, free space, SCP, verify /md5 -------------------------------------
 
 

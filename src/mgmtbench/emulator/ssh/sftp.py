@@ -18,6 +18,11 @@ from asyncssh import SFTPAttrs, SFTPName
 
 from mgmtbench.emulator.device.filesystem import DeviceFileSystem, Entry, FileHandle, Parts
 
+#: Bytes one SFTP read answers at most, whatever the client asks for: OpenSSH's sftp-server
+#: (``SFTP_MAX_READ_LENGTH``, 256 KiB less 1 KiB). Clients read on at the next offset after a
+#: short read; a client asking 40 reads of a GiB each no longer has 40 GiB copied for it.
+MAX_READ = 256 * 1024 - 1024
+
 _FXF_READ, _FXF_WRITE, _FXF_APPEND = 0x01, 0x02, 0x04
 _FXF_CREAT, _FXF_TRUNC, _FXF_EXCL = 0x08, 0x10, 0x20
 _FILE, _FOLDER = 1, 2  # SFTP file types
@@ -77,7 +82,7 @@ class DeviceSFTPServer(asyncssh.SFTPServer):
     def read(self, file_obj: object, offset: int, size: int) -> bytes:
         """Read from an open file."""
         assert isinstance(file_obj, FileHandle)
-        return file_obj.read(offset, size)
+        return file_obj.read(offset, min(size, MAX_READ))
 
     def write(self, file_obj: object, offset: int, data: bytes) -> int:
         """Write to an open file."""
