@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import resource
 import shutil
 import socket
 import tempfile
@@ -37,6 +36,7 @@ from mgmtbench.emulator.yang.datastore import platform_families
 from mgmtbench.errors import UsageError
 from mgmtbench.listening import bind_error, bound
 from mgmtbench.loopthread import LoopThread
+from mgmtbench.openfiles import raise_open_files
 from mgmtbench.privatefiles import create_new, private_folder, replace_private
 
 log = logging.getLogger("mgmtbench.emulator")
@@ -489,22 +489,11 @@ def open_files_for(options: EmulatorOptions) -> int:
     """Raise the soft limit on open files (``ulimit -n``, often 1024) to what
     :func:`open_files_needed` says, up to the hard limit; a :class:`UsageError` when the hard
     limit is lower. Returns the soft limit in force."""
-    needed = open_files_needed(options)
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft == resource.RLIM_INFINITY or soft >= needed:
-        return soft
-    if hard != resource.RLIM_INFINITY and hard < needed:
-        raise UsageError(
-            f"the open-files limit is {hard} (ulimit -Hn) and {options.devices} device(s) with "
-            f"--max-sessions {options.limits.max_sessions} need {needed}: raise it (ulimit -Hn "
-            f"{needed}, LimitNOFILE= in a systemd unit, --ulimit nofile= for docker) or lower "
-            "--max-sessions or --max-https-connections")
-    try:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
-    except (ValueError, OSError) as exc:
-        raise UsageError(f"cannot raise the open-files limit from {soft} to {needed}: "
-                         f"{exc}") from None
-    return needed
+    return raise_open_files(
+        open_files_needed(options),
+        f"{options.devices} device(s) with --max-sessions {options.limits.max_sessions}",
+        ", LimitNOFILE= in a systemd unit, --ulimit nofile= for docker) or lower "
+        "--max-sessions or --max-https-connections")
 
 
 class EmulatorThread(LoopThread):
