@@ -55,7 +55,11 @@ def serve(tmp_path: Path, *flags: str, open_files: int | None = None) -> Iterato
             [sys.executable, "-m", "mgmtbench.cli", "serve", "--ssh-port", str(ssh_port),
              "--https-port", str(https_port), "--state-dir", str(tmp_path / "state"), *defaults,
              *flags],
-            stdout=subprocess.DEVNULL, stderr=log, preexec_fn=limit)
+            # A function to run between fork and exec only when there is a limit to set:
+            # without one Python starts the child by vfork/posix_spawn, and no fork handler
+            # runs (gRPC's, from a gNMI test on the same worker, killed a forked child once).
+            stdout=subprocess.DEVNULL, stderr=log,
+            preexec_fn=limit if open_files is not None else None)
     try:
         deadline = time.monotonic() + 30
         while True:
