@@ -122,7 +122,9 @@ def test_the_tunnel_chain_has_three_links(client_keys: ClientKeys, login: Login)
                  authorized_keys=keys) as lab:
         facts = lab.link_facts()
         assert [link.name for link in lab.chain.links] == ["access", "wan", "campus"]
-        assert facts["access_link_rtt_ms"] == pytest.approx(4, abs=0.5)
+        # ICMP p50 through the user-space delay line: it can add a scheduling delay on a busy
+        # machine (4.7 ms seen in CI), never take one away
+        assert 3.7 <= facts["access_link_rtt_ms"] <= 6.0
         assert lab.chain.facts().configured_rtt_ms == 4
         assert lab.headend is not None
         device = lab.chain.devices[0]
