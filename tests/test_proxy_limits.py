@@ -41,12 +41,13 @@ def proxy_for(login: Login) -> Iterator[Proxy]:
     started: list[ProxyThread] = []
 
     def start(emu: EmulatorThread, *, limits: Limits | None = None,
-              pool: PoolSettings | None = None, **policy: Any) -> ProxyThread:
+              pool: PoolSettings | None = None, http3: bool = False,
+              **policy: Any) -> ProxyThread:
         endpoint = emu.endpoints[0]
         assert endpoint.ssh_port
         device = ProxyDevice("R1", endpoint.host, endpoint.ssh_port, "cisco_ios")
         proxy = ProxyThread(ProxyOptions(
-            inventory=Inventory([device]), device_login=login, http3=False,
+            inventory=Inventory([device]), device_login=login, http3=http3,
             policy=ProxyPolicy(USER, PASSWORD, limits=limits or Limits(), **policy),
             pool=pool or PoolSettings())).start()
         started.append(proxy)
@@ -248,3 +249,27 @@ def test_the_headend_keeps_others_known_hosts_caps_answers_and_disconnects_a_gue
         proxy.call(ours.start())  # its own known_hosts: written again
     finally:
         proxy.call(ours.stop())
+
+
+def test_the_headend_over_http3_caps_an_answer_and_keeps_its_connection(
+        fresh_emulator: Callable[..., EmulatorThread], proxy_for: Proxy, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ssh-http3-ssh``: a huge output is given up past MAX_ANSWER (STOP_SENDING), as over
+    HTTPS, and the next request goes on the same QUIC connection."""
+    proxy = proxy_for(fresh_emulator(), http3=True)
+    headend = Headend(HeadendOptions(
+        proxy_url=proxy.url, proxy_ca=proxy.ca_file, device="R1", password="right",
+        proxy_username=USER, proxy_password=PASSWORD, state_dir=tmp_path / "headend",
+        proxy_http3=True))
+    monkeypatch.setattr(upstream, "MAX_ANSWER", 1024 * 1024)
+    proxy.call(headend.start())
+    try:
+        status, text = proxy.call(headend.forward("show bulk-output 4194304"))
+        assert status == 0
+        assert "over 1048576 bytes" in text
+        status, text = proxy.call(headend.forward("show bulk-output 1000"))
+        assert status == 200
+        assert len(text) >= 1000
+        assert proxy.proxy.http3_counts.connections == 1  # the same QUIC connection
+    finally:
+        proxy.call(headend.stop())

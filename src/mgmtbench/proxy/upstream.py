@@ -19,7 +19,8 @@ text; ``aclose``), two implementations, picked once when the head-end starts
 A failure to reach the proxy is status 0 with the reason, never an exception. Over HTTPS an
 answer is read a chunk at a time and given up past :data:`MAX_ANSWER` bytes (status 0, the
 reason), so a huge output costs the head-end at most that much (the proxy caps what it sends
-too, ``--max-output``).
+too, ``--max-output``). Over HTTP/3 the same: past it the head-end stops the stream
+(STOP_SENDING) and answers with the reason; the connection is kept.
 """
 
 from __future__ import annotations
@@ -164,9 +165,14 @@ class Http3Upstream:
 
     async def request(self, method: str, path: str, body: bytes = b"") -> tuple[int, str]:
         """One request on the kept connection (see :class:`Upstream`)."""
+        from mgmtbench.clients.aioquic_h3.connection import AnswerTooLarge
+
         try:
             connection = await self._connected()
-            response = await connection.request(method, path, body, timeout=self.timeout)
+            response = await connection.request(method, path, body, timeout=self.timeout,
+                                                max_body=MAX_ANSWER)
+        except AnswerTooLarge:
+            return 0, f"the proxy's answer is over {MAX_ANSWER} bytes: not taken"
         except ClientError as exc:
             return 0, f"cannot reach the proxy over HTTP/3: {exc}"
         return response.status, response.body.decode("utf-8", "replace")

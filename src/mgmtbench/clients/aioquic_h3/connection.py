@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from aioquic.asyncio.protocol import QuicConnectionProtocol
-from aioquic.h3.connection import H3_ALPN, H3Connection
+from aioquic.h3.connection import H3_ALPN, ErrorCode, H3Connection
 from aioquic.h3.events import DataReceived, H3Event, HeadersReceived
 from aioquic.quic.configuration import QuicConfiguration
 from aioquic.quic.connection import QuicConnection
@@ -39,18 +39,26 @@ from aioquic.tls import SessionTicket
 from mgmtbench.clients.roundtrips import Turns
 from mgmtbench.errors import ClientError, ClientTimeout, ConnectionFailed
 
-__all__ = ["Connection", "Response", "basic_auth", "client_configuration", "dial"]
+__all__ = ["AnswerTooLarge", "Connection", "Response", "basic_auth", "client_configuration",
+           "dial"]
 
 T = TypeVar("T")
+
+
+class AnswerTooLarge(ClientError):
+    """An answer's body passed the request's ``max_body``: not taken."""
 
 
 class Response:
     """A request's answer as it comes: status, then the body's pieces."""
 
-    def __init__(self, done: asyncio.Future[Response]) -> None:
+    def __init__(self, done: asyncio.Future[Response], max_body: int | None = None) -> None:
         self.status = 0
         self.body = bytearray()
         self.done = done
+        #: Bytes of body taken at most (None: all): past it the stream is stopped and the
+        #: answer fails, so a huge answer costs the client at most this much.
+        self.max_body = max_body
 
 
 class _Datagrams(asyncio.DatagramTransport):
@@ -163,14 +171,31 @@ class Connection(QuicConnectionProtocol):
                 response.status = int(dict(event.headers).get(b":status", b"0"))
         else:
             response.body += event.data
+            if response.max_body is not None and len(response.body) > response.max_body:
+                self._give_up(event.stream_id, response)
+                return
         if event.stream_ended:
             del self._answers[event.stream_id]
             if not response.done.done():
                 response.done.set_result(response)
 
-    def send(self, method: str, path: str, body: bytes = b"") -> asyncio.Future[Response]:
+    def _give_up(self, stream_id: int, response: Response) -> None:
+        """An answer past its ``max_body``: the peer is asked to stop sending it (STOP_SENDING,
+        H3_REQUEST_CANCELLED), what came is dropped, and the answer fails."""
+        del self._answers[stream_id]
+        response.body = bytearray()
+        self._quic.stop_stream(stream_id, ErrorCode.H3_REQUEST_CANCELLED)
+        self.transmit()
+        if not response.done.done():
+            response.done.set_exception(AnswerTooLarge(
+                f"{self.client}: {self.authority}: the answer is over {response.max_body} "
+                "bytes: not taken"))
+
+    def send(self, method: str, path: str, body: bytes = b"",
+             max_body: int | None = None) -> asyncio.Future[Response]:
         """Send a request now (as 0-RTT early data if the handshake is not done and the
-        connection resumed a ticket that allows it); its answer's future."""
+        connection resumed a ticket that allows it); its answer's future (failing with
+        :class:`AnswerTooLarge` when the body passes ``max_body`` bytes)."""
         done: asyncio.Future[Response] = self._loop.create_future()
         if self._failure is not None:
             done.set_exception(self._failure)
@@ -182,15 +207,16 @@ class Connection(QuicConnectionProtocol):
             *self.headers], end_stream=not body)
         if body:
             self._h3.send_data(stream_id, body, end_stream=True)
-        self._answers[stream_id] = Response(done)
+        self._answers[stream_id] = Response(done, max_body)
         self.transmit()
         return done
 
     async def request(self, method: str, path: str, body: bytes = b"",
-                      timeout: float = 30.0) -> Response:
+                      timeout: float = 30.0, max_body: int | None = None) -> Response:
         """Send a request and wait for its whole answer (:class:`ClientTimeout` after
-        ``timeout`` seconds)."""
-        return await self.within(self.send(method, path, body), timeout, f"{method} {path}")
+        ``timeout`` seconds; :class:`AnswerTooLarge` past ``max_body`` bytes of body)."""
+        return await self.within(self.send(method, path, body, max_body), timeout,
+                                 f"{method} {path}")
 
     async def handshaken(self, timeout: float = 30.0) -> HandshakeCompleted:
         """The handshake's end, waited for (:class:`ClientTimeout` after ``timeout`` s)."""

@@ -59,6 +59,7 @@ from aioquic.quic.events import (
     ConnectionTerminated,
     HandshakeCompleted,
     QuicEvent,
+    StopSendingReceived,
     StreamReset,
 )
 from aioquic.quic.packet import (
@@ -285,7 +286,9 @@ class _Connection(QuicConnectionProtocol):
             counts.resumed += bool(event.session_resumed)
         elif isinstance(event, ConnectionTerminated):
             self._closed_now()
-        elif isinstance(event, StreamReset):
+        elif isinstance(event, (StreamReset, StopSendingReceived)):
+            # STOP_SENDING: the client gave the answer up (aioquic resets the stream, RFC 9000
+            # section 3.5); the rest is not made
             request = self._requests.pop(event.stream_id, None)
             if request is not None:
                 request.gone()
