@@ -56,6 +56,50 @@ def test_output_nobody_reads_is_not_made(tmp_path: Path) -> None:
     assert closed - before < 48 * 1024, (before, closed)
 
 
+NETCONF_HELLO = (b'<hello xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><capabilities>'
+                 b"<capability>urn:ietf:params:netconf:base:1.0</capability></capabilities>"
+                 b"</hello>]]>]]>")
+
+
+def _netconf_get(command: str, message_id: str = "1") -> bytes:
+    return (f'<rpc message-id="{message_id}" xmlns="urn:ietf:params:xml:ns:netconf:base:1.0">'
+            f'<get><filter type="cli">{command}</filter></get></rpc>]]>]]>').encode()
+
+
+def test_netconf_output_nobody_reads_is_not_made_and_holds_no_one(tmp_path: Path) -> None:
+    """A NETCONF CLI get of 256 MiB on 2 sessions whose client reads nothing: the reply is made
+    as the channel takes it (it was joined whole on the loop: about 1 GiB and seconds of every
+    device's time), so the server's memory stays flat and another session is answered."""
+    async def run(served: Served) -> tuple[int, int, float]:
+        before = served.settled_rss_kib()
+        conns = []
+        for _ in range(2):
+            conn = await asyncssh.connect("127.0.0.1", served.ssh_port, username=CREDENTIALS[0],
+                                          password=CREDENTIALS[1], known_hosts=None)
+            writer, _reader, _ = await conn.open_session(subsystem="netconf", encoding=None)
+            writer.write(NETCONF_HELLO + _netconf_get("show bulk-output 268435456"))
+            conns.append(conn)  # its reader is never read: the client's window fills
+        await asyncio.sleep(2)
+        held = served.settled_rss_kib(2)
+        legit = await asyncssh.connect("127.0.0.1", served.ssh_port, username=CREDENTIALS[0],
+                                       password=CREDENTIALS[1], known_hosts=None)
+        async with legit:
+            writer, reader, _ = await legit.open_session(subsystem="netconf", encoding=None)
+            began = time.monotonic()
+            writer.write(NETCONF_HELLO + _netconf_get("show clock", "legit"))
+            answer = await asyncio.wait_for(reader.readuntil(b'message-id="legit"'), 30)
+            answered = time.monotonic() - began
+        assert b"<hello" in answer
+        for conn in conns:
+            conn.abort()
+        return before, held, answered
+
+    with serve(tmp_path) as served:
+        before, held, answered = asyncio.run(run(served))
+    assert held - before < 48 * 1024, (before, held)
+    assert answered < 5, f"a NETCONF get waited {answered:.1f} s behind unread outputs"
+
+
 def test_idle_tls_connections_hold_little_memory(tmp_path: Path) -> None:
     """asyncio gives each TLS connection a 256 KiB read buffer; the emulator shares one."""
     count = 200

@@ -11,7 +11,7 @@ from lxml import etree
 
 from mgmtbench.emulator import EmulatorOptions, EmulatorThread
 from mgmtbench.emulator.netconf.framing import Framer, FramingError
-from tests.netconf_support import CLIENT_HELLO_10, NS, RawNetconf, data_of, error_tag
+from tests.netconf_support import CLIENT_HELLO_10, CLIENT_HELLO_11, NS, RawNetconf, data_of, error_tag
 
 IF = "urn:ietf:params:xml:ns:yang:ietf-interfaces"
 OC_SYS = "http://openconfig.net/yang/system"
@@ -154,6 +154,29 @@ def test_replies_keep_message_ids_when_pipelined(session: RawNetconf) -> None:
         session.send(f'<rpc xmlns="{NS["nc"]}" message-id="p{index}"><get><filter type="cli">'
                      "show clock</filter></get></rpc>")
     assert [session.reply().get("message-id") for _ in range(5)] == [f"p{i}" for i in range(5)]
+
+
+@pytest.mark.parametrize("hello", [CLIENT_HELLO_11, CLIENT_HELLO_10], ids=["chunked", "eom"])
+def test_a_long_cli_output_is_sent_as_made_whole_and_in_order(emu: EmulatorThread,
+                                                              hello: str) -> None:
+    """``show bulk-output`` between two short commands: the reply is sent in pieces as it is
+    made (the server holds one at a time), whole, escaped, in the commands' order; a request
+    pipelined behind it is answered after it."""
+    raw = RawNetconf(emu.endpoints[0].netconf_port or 0, hello=hello)
+    size = 3 * 1024 * 1024 + 17
+    try:
+        raw.send(f'<rpc xmlns="{NS["nc"]}" message-id="long"><get><filter type="cli">'
+                 f"show clock\nshow bulk-output {size}\nshow clock</filter></get></rpc>")
+        raw.send(f'<rpc xmlns="{NS["nc"]}" message-id="after"><get><filter type="cli">'
+                 "show clock</filter></get></rpc>")
+        first, second = raw.reply(), raw.reply()
+    finally:
+        raw.close()
+    assert (first.get("message-id"), second.get("message-id")) == ("long", "after")
+    text = data_of(first).text or ""
+    clock = data_of(second).text or ""
+    assert text.count("UTC") == 2 == 2 * clock.count("UTC")
+    assert len(text) >= size + 2 * len(clock.strip())
 
 
 # --- the study's CLI envelope -----------------------------------------------------------------

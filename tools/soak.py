@@ -12,7 +12,8 @@ Starts ``mgmtbench serve`` (default limits) on loopback and, for the given time,
 - garbage: random bytes as SSH and as TLS, half-open TLS handshakes (127.0.0.3);
 - POST bodies sent a byte a second (127.0.0.4);
 - password guessing over SSH and HTTPS (127.0.0.5);
-- 256 MiB outputs asked for and never read, over SSH exec and HTTPS (127.0.0.6, logged in);
+- 256 MiB outputs asked for and never read, over SSH exec, HTTPS and NETCONF (127.0.0.6,
+  logged in);
 - configuration floods: 8,000 new lines in one POST and their removal, an 11,000-line POST,
   and 20 channels on one SSH connection (127.0.0.7, logged in).
 
@@ -60,6 +61,9 @@ from soakbase import (
     start_server,
 )
 
+NETCONF_HELLO = (b'<hello xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><capabilities>'
+                 b"<capability>urn:ietf:params:netconf:base:1.0</capability></capabilities>"
+                 b"</hello>]]>]]>")
 #: Rounds of the legitimate client's SSH and HTTPS work before the idle size is read.
 WARM_UP_ROUNDS = 3
 
@@ -247,9 +251,21 @@ async def unread(server: Server, tally: Tally, stop: float) -> None:
             await asyncio.sleep(5)
             writer.transport.abort()
 
+    async def netconf() -> None:
+        conn = await ssh_login(server, "127.0.0.6")
+        try:
+            writer, _, _ = await conn.open_session(subsystem="netconf", encoding=None)
+            writer.write(NETCONF_HELLO + b'<rpc message-id="1" xmlns="urn:ietf:params:xml:ns:'
+                         b'netconf:base:1.0"><get><filter type="cli">show bulk-output 268435456'
+                         b"</filter></get></rpc>]]>]]>")
+            await asyncio.sleep(5)
+        finally:
+            conn.abort()
+
     while time.monotonic() < stop:
-        tally.tried["unread output"] += 4
-        await asyncio.gather(quietly(ssh()), quietly(ssh()), quietly(https()), quietly(https()))
+        tally.tried["unread output"] += 5
+        await asyncio.gather(quietly(ssh()), quietly(ssh()), quietly(https()), quietly(https()),
+                             quietly(netconf()))
 
 
 async def floods(server: Server, tally: Tally, stop: float) -> None:
@@ -258,8 +274,10 @@ async def floods(server: Server, tally: Tally, stop: float) -> None:
         round_ += 1
         lines = [f"ip route 10.{round_ % 200}.{i // 256}.{i % 256} 255.255.255.255 Null0"
                  for i in range(8000)]
-        for body in ("\n".join(lines), "\n".join("no " + line for line in lines),
-                     "\n".join(lines + lines[:3000])):
+        # the 11,000-line body is refused whole (over max_config_lines); the removal is sent
+        # even past ``stop``, so that the device is left with the configuration it had
+        for body in ("\n".join(lines + lines[:3000]), "\n".join(lines),
+                     "\n".join("no " + line for line in lines)):
             tally.tried["config flood"] += 1
             try:
                 status = await https_request(server, post(body), "127.0.0.7", timeout=60)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+import logging
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,8 @@ from mgmtbench.emulator.device.device import Device
 from mgmtbench.emulator.guard import source_of
 from mgmtbench.emulator.netconf.session import NetconfSession, SessionOptions
 from mgmtbench.emulator.yang.datastore import platform_families
+
+log = logging.getLogger("mgmtbench.emulator")
 
 SUBSYSTEM = "netconf"
 #: IOS-XE's NETCONF port.
@@ -64,6 +67,9 @@ class NetconfChannel(asyncssh.SSHServerSession[bytes]):
         self._chan: Any = None
         self._session: NetconfSession | None = None
         self._idle: asyncio.TimerHandle | None = None
+        self._sending: asyncio.Task[None] | None = None  # a long reply going out
+        self._writable = asyncio.Event()  # cleared while the channel's buffer is over its mark
+        self._writable.set()
 
     def connection_made(self, chan: Any) -> None:
         """The channel is ours."""
@@ -77,13 +83,48 @@ class NetconfChannel(asyncssh.SSHServerSession[bytes]):
                                  user=str(chan.get_extra_info("username") or ""),
                                  peer=source_of(chan.get_extra_info("peername")),
                                  schedule=_schedule)
-        self._session = NetconfSession(self._service.device, options, self._write, self._close)
+        self._session = NetconfSession(self._service.device, options, self._write, self._close,
+                                       self._stream)
         self._session.start()
         self._arm()
 
     def _write(self, data: bytes) -> None:
         with contextlib.suppress(BrokenPipeError, ConnectionError, asyncssh.Error):
             self._chan.write(data)
+
+    def _stream(self, pieces: AsyncGenerator[bytes, None], done: Callable[[], None]) -> None:
+        """Send a long reply a piece at a time, each once the channel has taken the last (its
+        window and buffer), reading no requests meanwhile: what the client does not read is
+        not made, and the server holds one piece of it."""
+        self._chan.pause_reading()
+        self._sending = asyncio.get_running_loop().create_task(self._send_pieces(pieces, done))
+
+    async def _send_pieces(self, pieces: AsyncGenerator[bytes, None],
+                           done: Callable[[], None]) -> None:
+        try:
+            async for piece in pieces:
+                await self._writable.wait()
+                if self._chan.is_closing():
+                    return
+                self._write(piece)
+        except Exception as exc:  # a reply that cannot be finished: the session ends
+            log.warning("%s netconf: a long reply failed: %s: %s",
+                        self._service.device.hostname, type(exc).__name__, exc)
+            self._close()
+            return
+        finally:
+            await pieces.aclose()
+        with contextlib.suppress(BrokenPipeError, ConnectionError, asyncssh.Error):
+            self._chan.resume_reading()
+        done()
+
+    def pause_writing(self) -> None:
+        """The channel's buffer is over its high-water mark (the client is not reading)."""
+        self._writable.clear()
+
+    def resume_writing(self) -> None:
+        """The channel's buffer drained."""
+        self._writable.set()
 
     def _close(self) -> None:
         if self._idle is not None:
@@ -118,5 +159,8 @@ class NetconfChannel(asyncssh.SSHServerSession[bytes]):
         """The channel closed."""
         if self._idle is not None:
             self._idle.cancel()
+        if self._sending is not None:
+            self._sending.cancel()
+        self._writable.set()
         if self._session is not None:
             self._session.connection_lost()

@@ -85,6 +85,17 @@ class Framer:
             return b"\n#%d\n%s\n##\n" % (len(message), message)
         return message + EOM
 
+    def piece(self, data: bytes) -> bytes:
+        """A piece of a message sent as it is made (a chunk, or the bytes as they are: the
+        message's end marker comes from :meth:`end`)."""
+        if self.chunked:
+            return b"\n#%d\n%s" % (len(data), data) if data else b""
+        return data
+
+    def end(self) -> bytes:
+        """The end of a message sent in pieces."""
+        return b"\n##\n" if self.chunked else EOM
+
 
 def _could_start(prefix: bytes) -> bool:
     """Whether ``prefix`` can still become a chunk header or an end of chunks."""

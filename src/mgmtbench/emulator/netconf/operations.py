@@ -14,12 +14,13 @@ mode (at once for running, at ``commit`` for the candidate).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
 from lxml import etree
 
+from mgmtbench.emulator.cli.engine import Reply
 from mgmtbench.emulator.cli.session import CliSession, Mode
 from mgmtbench.emulator.netconf.datastores import DATASTORES, DeviceDatastores
 from mgmtbench.emulator.netconf.errors import RpcError, bad_element, missing_element
@@ -101,9 +102,40 @@ def _cli_filter(call: Call) -> str | None:
     return spec.text or ""
 
 
-def run_cli(call: Call, commands: str) -> str:
-    """The output of CLI ``commands`` (one per line), run in the session's CLI."""
-    return cli_output(call.cli, commands)
+@dataclass
+class StreamedData:
+    """A ``<data>`` whose CLI output is too long to hold (``show bulk-output``): what the
+    commands before the long one printed, the long one's :class:`Reply`, and the commands after
+    it, run in turn while the answer is sent (:meth:`pieces`), as a CLI runs them."""
+
+    cli: CliSession
+    before: str
+    long: Reply
+    rest: list[str]
+
+    async def pieces(self) -> AsyncIterator[str]:
+        """``<data>``, the escaped output in slices (the loop served between them), ``</data>``."""
+        yield "<data>" + escape(self.before)
+        async for chunk in self.long.stream():
+            yield escape(chunk)
+        for line in self.rest:
+            async for chunk in self.cli.execute(line).stream():
+                yield escape(chunk)
+        yield "</data>"
+
+
+def run_cli(cli: CliSession, commands: str) -> str | StreamedData:
+    """``<data>`` holding the output of CLI ``commands`` (one per line), run in the session's
+    CLI; from a command whose output is long on, a :class:`StreamedData` the session sends as it
+    is made."""
+    lines = [line.strip() for line in commands.strip().splitlines()]
+    out: list[str] = []
+    for at, line in enumerate(lines):
+        reply = cli.execute(line)
+        if reply.more is not None:
+            return StreamedData(cli, "".join(out), reply, lines[at + 1:])
+        out.append(reply.output)
+    return f"<data>{escape(''.join(out))}</data>"
 
 
 def cli_output(cli: CliSession, commands: str) -> str:
@@ -116,21 +148,21 @@ def cli_output(cli: CliSession, commands: str) -> str:
     return "".join(out)
 
 
-def get(call: Call) -> str:
+def get(call: Call) -> str | StreamedData:
     """``get``: configuration and state (or the study's CLI output)."""
     commands = _cli_filter(call)
     if commands is not None:
-        return f"<data>{escape(run_cli(call, commands))}</data>"
+        return run_cli(call.cli, commands)
     data = call.stores.model.data(with_state=True)
     return _filtered(call, data)
 
 
-def get_config(call: Call) -> str:
+def get_config(call: Call) -> str | StreamedData:
     """``get-config``: a datastore's configuration."""
     store = _datastore(call, "source")
     commands = _cli_filter(call)
     if commands is not None:
-        return f"<data>{escape(run_cli(call, commands))}</data>"
+        return run_cli(call.cli, commands)
     return _filtered(call, call.stores.config(store))
 
 
@@ -360,7 +392,7 @@ def get_schema(call: Call) -> str:
 
 
 #: Every operation by its element's name.
-OPERATIONS: Mapping[str, Callable[[Call], str]] = {
+OPERATIONS: Mapping[str, Callable[[Call], str | StreamedData]] = {
     f"{{{BASE}}}get": get,
     f"{{{BASE}}}get-config": get_config,
     f"{{{BASE}}}edit-config": edit_config,

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from collections import deque
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
@@ -29,7 +30,7 @@ from mgmtbench.emulator.netconf.datastores import datastores
 from mgmtbench.emulator.netconf.errors import RpcError
 from mgmtbench.emulator.netconf.framing import Framer, FramingError
 from mgmtbench.emulator.netconf.hello import server_hello
-from mgmtbench.emulator.netconf.operations import OPERATIONS, Call, cli_output
+from mgmtbench.emulator.netconf.operations import OPERATIONS, Call, StreamedData, run_cli
 
 log = logging.getLogger("mgmtbench.emulator")
 
@@ -58,16 +59,27 @@ class SessionOptions:
     schedule: Callable[[float, Callable[[], None]], Callable[[], None]]
 
 
+#: How a session hands the transport a reply too long to hold: its framed pieces, to send in
+#: turn as the client takes them, and what to call once the last is sent.
+Streamer = Callable[[AsyncGenerator[bytes, None], Callable[[], None]], None]
+
+
 class NetconfSession:
     """One session (see the module docstring). ``send`` writes bytes to the client;
-    ``close`` ends the transport (after what was sent)."""
+    ``close`` ends the transport (after what was sent); ``stream`` sends a long reply (the CLI
+    output of ``show bulk-output``) piece by piece, and the session answers no other request
+    until it is sent (replies keep their requests' order)."""
 
     def __init__(self, device: Device, options: SessionOptions, send: Callable[[bytes], None],
-                 close: Callable[[], None]) -> None:
+                 close: Callable[[], None], stream: Streamer) -> None:
         self.device = device
         self.options = options
         self._send = send
         self._close = close
+        self._stream = stream
+        #: Requests that came while a long reply is being sent, answered after it.
+        self._held: deque[bytes] = deque()
+        self.streaming = False
         self.stores = datastores(device)
         self.session_id = 0
         self.stores.join(self._joined)
@@ -95,13 +107,21 @@ class NetconfSession:
         except FramingError as exc:
             self._end(f"framing: {exc}")
             return
-        for message in messages:
-            if self.closed:
-                return
+        self._held.extend(messages)
+        self._answer_held()
+
+    def _answer_held(self) -> None:
+        while self._held and not self.closed and not self.streaming:
+            message = self._held.popleft()
             if not self.hello_done:
                 self._hello(message)
             else:
                 self._rpc(message)
+
+    def _streamed(self) -> None:
+        """The long reply is sent: the requests that came meanwhile are answered."""
+        self.streaming = False
+        self._answer_held()
 
     def connection_lost(self) -> None:
         """The transport is gone: the session's locks and its unconfirmed commit go."""
@@ -142,9 +162,8 @@ class NetconfSession:
         quick = _CLI_GET.fullmatch(message)
         if quick is not None:
             self.stores.counts["get"] += 1
-            output = cli_output(self.cli, quick.group(2).decode())
             self._reply({"message-id": quick.group(1).decode()},
-                        f"<data>{escape(output)}</data>")
+                        run_cli(self.cli, quick.group(2).decode()))
             return
         try:
             root = etree.fromstring(message, _PARSER)
@@ -165,6 +184,7 @@ class NetconfSession:
                                                        "bad-element": "rpc"}).xml())
             return
         operation = next((c for c in root if isinstance(c.tag, str)), None)
+        body: str | StreamedData
         if operation is None:
             body = RpcError("missing-element", "the <rpc> names no operation", type="protocol",
                             info={"bad-element": "rpc"}).xml()
@@ -176,7 +196,7 @@ class NetconfSession:
 
     closing = False
 
-    def _operation(self, element: etree._Element) -> str:
+    def _operation(self, element: etree._Element) -> str | StreamedData:
         handler = OPERATIONS.get(element.tag)
         name = etree.QName(element).localname
         self.stores.counts[name] += 1
@@ -193,10 +213,21 @@ class NetconfSession:
     def _close_after_reply(self) -> None:
         self.closing = True
 
-    def _reply(self, attributes: dict[str, str], body: str) -> None:
+    def _reply(self, attributes: dict[str, str], body: str | StreamedData) -> None:
         attrs = "".join(f" {k}={quoteattr(v)}" for k, v in attributes.items())
-        text = f'<rpc-reply xmlns="{BASE}"{attrs}>{body}</rpc-reply>'
+        head = f'<rpc-reply xmlns="{BASE}"{attrs}>'
+        if isinstance(body, StreamedData):
+            self.streaming = True
+            self._stream(self._pieces(head, body), self._streamed)
+            return
+        text = f"{head}{body}</rpc-reply>"
         self._send(self.framer.frame(text.encode("utf-8")))
+
+    async def _pieces(self, head: str, body: StreamedData) -> AsyncGenerator[bytes, None]:
+        yield self.framer.piece(head.encode("utf-8"))
+        async for piece in body.pieces():
+            yield self.framer.piece(piece.encode("utf-8"))
+        yield self.framer.piece(b"</rpc-reply>") + self.framer.end()
 
     def _end(self, why: str, quiet: bool = False) -> None:
         if self.closed:
