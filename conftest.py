@@ -33,6 +33,7 @@ SERIAL_MODULES = frozenset({
     "test_https_accept.py", "test_limits.py",
     "test_limits_process.py",
     "test_memtrim.py",
+    "test_ssh_memory.py",
     "test_probe_echo.py", "test_proxy.py", "test_proxy_limits.py", "test_server_throughput.py",
     "test_ssh_algorithms.py",
 })

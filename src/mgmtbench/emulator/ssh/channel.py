@@ -9,6 +9,8 @@
   (``released``), as a device frees a session slot: asyncssh tells the session a turn later, so
   a client that opened its next channel right after closing one could be refused at the
   per-connection limit.
+- While the connection's socket is full, data waits in the channel and the session is paused
+  (:mod:`.backpressure`), whatever window the client grants.
 - The channel can be handed to another session (:meth:`DeviceChannel.hand_over`): a device's
   session answers CLI exec requests itself and gives the channel to an asyncssh process for
   anything else (:mod:`.exec`).
@@ -28,6 +30,7 @@ import asyncssh
 from asyncssh.constants import MSG_CHANNEL_CLOSE
 from asyncssh.packet import SSHPacket
 
+from mgmtbench.emulator.ssh.backpressure import gate_of
 from mgmtbench.emulator.ssh.lean import skip_packet_logs
 
 
@@ -66,6 +69,21 @@ class DeviceChannel(asyncssh.SSHServerChannel[bytes]):
         self._send_state = "open"
         self._recv_state = "open"
         wrapped.connection_made(chan)
+
+    def _flush_send_buf(self) -> None:
+        """Send what the window allows, unless the connection's socket is full
+        (:mod:`.backpressure`): then the data stays here, and past the high-water mark the
+        session is paused."""
+        gate = gate_of(self._conn)
+        if gate is not None and gate.paused:
+            self._pause_resume_writing()
+            return
+        super()._flush_send_buf()
+
+    def send_on(self) -> None:
+        """The connection's socket drained: send what waits (and resume the session)."""
+        if self._send_buf:
+            self._flush_send_buf()
 
     def hand_over(self, session: asyncssh.SSHServerSession[bytes]) -> None:
         """Give the channel to ``session``, already told of it (``connection_made``): requests,

@@ -28,6 +28,7 @@ from mgmtbench.emulator.device.identity import login_banner
 from mgmtbench.emulator.device.transcripts import LOGIN_PRIVILEGES
 from mgmtbench.emulator.guard import Admission, AuthThrottle, source_of
 from mgmtbench.emulator.options import AUTH_METHODS, Credentials, Limits, SshServerOptions
+from mgmtbench.emulator.ssh.backpressure import follow_socket
 from mgmtbench.emulator.ssh.bulk import bulk_handler
 from mgmtbench.emulator.ssh.channel import device_channel
 from mgmtbench.emulator.ssh.exec import (
@@ -121,6 +122,8 @@ class _DeviceSSHServer(asyncssh.SSHServer):
         self._connections.add(conn)
         # As a device: no SSH_MSG_IGNORE packets, no sshd_config reloads.
         self._send_now = lean_connection(conn)
+        # Channel data waits while the client's socket is full (asyncssh writes on).
+        follow_socket(conn)
 
     def connection_lost(self, exc: Exception | None) -> None:
         memtrim.connection_closed()

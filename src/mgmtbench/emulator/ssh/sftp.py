@@ -9,6 +9,7 @@ may write paths the device way (``flash:/image.bin``).
 
 from __future__ import annotations
 
+import asyncio
 import errno
 from collections.abc import AsyncIterator
 from typing import Any
@@ -22,6 +23,13 @@ from mgmtbench.emulator.device.filesystem import DeviceFileSystem, Entry, FileHa
 #: (``SFTP_MAX_READ_LENGTH``, 256 KiB less 1 KiB). Clients read on at the next offset after a
 #: short read; a client asking 40 reads of a GiB each no longer has 40 GiB copied for it.
 MAX_READ = 256 * 1024 - 1024
+
+#: Bytes of answers waiting in the channel (its window spent, or its socket full) past which
+#: the next read waits: asyncssh answers SFTP requests in turn and writes each answer without
+#: waiting, so 400 pipelined reads the client does not take held 400 answers (100 MiB) in the
+#: server. Checked every :data:`DRAIN_POLL` seconds while over it.
+MAX_BUFFERED = MAX_READ
+DRAIN_POLL = 0.01
 
 _FXF_READ, _FXF_WRITE, _FXF_APPEND = 0x01, 0x02, 0x04
 _FXF_CREAT, _FXF_TRUNC, _FXF_EXCL = 0x08, 0x10, 0x20
@@ -79,9 +87,12 @@ class DeviceSFTPServer(asyncssh.SFTPServer):
     def close(self, file_obj: object) -> None:
         """Nothing to release: the data is already in the file system."""
 
-    def read(self, file_obj: object, offset: int, size: int) -> bytes:
-        """Read from an open file."""
+    async def read(self, file_obj: object, offset: int, size: int) -> bytes:
+        """Read from an open file, once the answers before have left (:data:`MAX_BUFFERED`)."""
         assert isinstance(file_obj, FileHandle)
+        chan = self.channel
+        while chan.get_write_buffer_size() > MAX_BUFFERED and not chan.is_closing():
+            await asyncio.sleep(DRAIN_POLL)
         return file_obj.read(offset, min(size, MAX_READ))
 
     def write(self, file_obj: object, offset: int, data: bytes) -> int:

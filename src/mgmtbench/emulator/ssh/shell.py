@@ -19,6 +19,11 @@ from mgmtbench.emulator.cli.session import CliSession, Mode, Reply
 
 log = logging.getLogger("mgmtbench.emulator")
 
+#: Bytes of echo and help the terminal queues while it works through keys already read; past it
+#: the rest waits until the channel has taken them, as a device's terminal line blocks on its
+#: output. Typing ``?`` 400,000 times to a client that reads nothing held 240 MiB in the server.
+MAX_QUEUED = 64 * 1024
+
 CTRL_C, CTRL_U, CTRL_Z, BS, DEL, ESC = 0x03, 0x15, 0x1A, 0x08, 0x7F, 0x1B
 TAB, QUESTION = 0x09, 0x3F
 
@@ -39,18 +44,22 @@ class Terminal:
         self._max_line = max_line
         self._pending = bytearray()
         self._out: list[bytes] = []  # echo and output not yet handed to the channel
+        self._queued = 0  # bytes in _out
         self._skip_lf = False
         self._escape = 0  # 0: none, 1: after ESC, 2: inside a CSI sequence
 
     def write(self, text: str) -> None:
         """Queue output, newlines as CR LF; it goes out on the next flush."""
-        self._out.append(text.replace("\n", "\r\n").encode("ascii", "replace"))
+        data = text.replace("\n", "\r\n").encode("ascii", "replace")
+        self._out.append(data)
+        self._queued += len(data)
 
     def flush(self) -> None:
         """Hand what was written to the channel in one piece (one echo per chunk typed)."""
         if self._out:
             self._process.stdout.write(b"".join(self._out))
             self._out.clear()
+            self._queued = 0
 
     async def drain(self) -> None:
         """Flush, then wait until the channel has taken the output."""
@@ -58,8 +67,10 @@ class Terminal:
         await self._process.stdout.drain()
 
     async def _byte(self) -> int | None:
+        if self._queued > MAX_QUEUED:  # ``?`` typed many times: its help lists go out first
+            await self.drain()
         while not self._pending:
-            self.flush()
+            await self.drain()  # what the last keys printed has left before more are read
             try:
                 chunk = await self._process.stdin.read(4096)
             except (asyncssh.TerminalSizeChanged, asyncssh.BreakReceived, asyncssh.SignalReceived):
