@@ -123,6 +123,7 @@ def test_help_typed_to_a_shell_that_is_not_read_waits(tmp_path: Path) -> None:
             shell = await typist.create_process(term_type="vt100", encoding=None)
             shell.stdin.write(b"?")
             seen = await asyncio.wait_for(shell.stdout.readuntil(b"show"), 10)
+        assert isinstance(seen, bytes)
         return before, peak, seen
 
     with serve(tmp_path) as served:
