@@ -98,6 +98,7 @@ def test_sftp_reads_nobody_takes_are_not_made(tmp_path: Path) -> None:
             sftp = await reader.start_sftp_client()
             async with sftp.open("flash:/big.bin", "rb") as source:
                 back = await source.read()
+        assert isinstance(back, bytes)
         return before, peak, back
 
     with serve(tmp_path) as served:
