@@ -30,7 +30,7 @@ SERIAL_MODULES = frozenset({
     "test_wiretap_quic.py",
     # Bounds on time, CPU, memory or descriptors.
     "test_filters_loop.py", "test_hostile_files.py", "test_http3_clients.py",
-    "test_https_accept.py", "test_limits.py",
+    "test_h2_floods.py", "test_https_accept.py", "test_limits.py",
     "test_limits_process.py",
     "test_config_linear.py",
     "test_memtrim.py",

@@ -68,7 +68,7 @@ NETCONF_HELLO = (b'<hello xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><capab
 WARM_UP_ROUNDS = 3
 
 # Attack modules beside this file (tools/soak_<area>.py), each exporting ATTACKS.
-ATTACK_MODULES: tuple[str, ...] = ("soak_loop", "soak_mem")
+ATTACK_MODULES: tuple[str, ...] = ("soak_loop", "soak_mem", "soak_h2")
 
 
 # --- the legitimate client ------------------------------------------------------------------

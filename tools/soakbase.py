@@ -39,6 +39,7 @@ class Server:
     https_port: int
     context: ssl.SSLContext
     log: Path
+    ca_file: str
     peak_kib: int = 0
     rss_kib: int = 0
 
@@ -105,8 +106,9 @@ def start_server(workdir: Path, extra: list[str], src: str | None, max_memory: i
                 raise SystemExit("mgmtbench serve did not start: "
                                  f"{log.read_text()[-2000:]}") from None
             time.sleep(0.2)
-    context = ssl.create_default_context(cafile=str(workdir / "state" / "tls" / "ca.pem"))
-    return Server(process, ssh_port, https_port, context, log)
+    ca_file = str(workdir / "state" / "tls" / "ca.pem")
+    context = ssl.create_default_context(cafile=ca_file)
+    return Server(process, ssh_port, https_port, context, log, ca_file)
 
 
 async def https_request(server: Server, request: bytes, source: str, timeout: float = 15,

@@ -33,6 +33,7 @@ from hypercorn.utils import wrap_app
 
 from mgmtbench.emulator import memtrim
 from mgmtbench.emulator.guard import Holders, source_of
+from mgmtbench.emulator.https.h2flood import BURST, RATE, ControlFrames, goaway
 from mgmtbench.emulator.https.http1 import AsgiApp, Http1Connection
 from mgmtbench.emulator.options import Limits
 
@@ -183,6 +184,10 @@ class _Handshaking(asyncio.Protocol):
             protocol.eof_received()
 
 
+#: Seconds a connection closed for its control frames has to take its GOAWAY before it is cut.
+CALM_GRACE = 1.0
+
+
 class _Http2Stream(asyncio.StreamReaderProtocol):
     """Hypercorn's stream of an HTTP/2 connection, which stops counting against the caps when
     its transport is lost, and ends Hypercorn's task :data:`GRACE` s later if it has not ended.
@@ -195,6 +200,36 @@ class _Http2Stream(asyncio.StreamReaderProtocol):
         super().__init__(reader)
         self.admitted = admitted
         self.task: asyncio.Task[None] | None = None
+        self._control = ControlFrames()
+        self._calmed = False
+        self._tls: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._tls = cast(asyncio.Transport, transport)
+        super().connection_made(transport)
+
+    def data_received(self, data: bytes) -> None:
+        """The client's bytes to Hypercorn, unless its control frames are over their budget
+        (:mod:`.h2flood`): then GOAWAY (ENHANCE_YOUR_CALM), the connection closed, and the rest
+        of what it sent dropped."""
+        if self._calmed:
+            return
+        if not self._control.feed(data):
+            self._calmed = True
+            admitted = self.admitted
+            log.warning("%s https %s: HTTP/2 connection closed: %d control frames (SETTINGS, "
+                        "PING, PRIORITY, RST_STREAM, empty DATA) over %d at once and %g/s",
+                        admitted.name, admitted.peer, self._control.frames,
+                        BURST, RATE)
+            raw = admitted.transport
+            raw.pause_reading()  # nothing more of it is read or decrypted
+            if self._tls is not None:
+                self._tls.write(goaway())
+                self._tls.close()
+            # a client that floods may not read the GOAWAY either: gone within a second
+            asyncio.get_running_loop().call_later(CALM_GRACE, raw.abort)
+            return
+        super().data_received(data)
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
