@@ -32,7 +32,7 @@ SERIAL_MODULES = frozenset({
     "test_filters_loop.py", "test_hostile_files.py", "test_http3_clients.py",
     "test_h2_floods.py", "test_https_accept.py", "test_limits.py",
     "test_limits_process.py",
-    "test_config_linear.py",
+    "test_config_linear.py", "test_descriptors.py",
     "test_memtrim.py",
     "test_ssh_memory.py",
     "test_probe_echo.py", "test_proxy.py", "test_proxy_limits.py", "test_server_throughput.py",

@@ -71,6 +71,66 @@ class Holders:
 
 
 @dataclass
+class Descriptors:
+    """Connections every device of a process holds, SSH and HTTPS, against what its open-files
+    limit leaves for them (:func:`~mgmtbench.emulator.server.connection_budget`).
+
+    Each device's caps bound its own connections, but the descriptors are the process's: with
+    ``--devices 3``, 2,343 unauthenticated TLS connections took all 2,365 and every device's
+    SSH and HTTPS refused everyone, unlogged. At ``total`` a new connection takes the place of
+    the heaviest source's oldest one that may go (an HTTPS connection, an SSH one not logged
+    in: :class:`Holders`), else it is refused at accept, before any TLS or SSH work. A logged-in
+    SSH connection counts (:meth:`keep`) but is never closed for another."""
+
+    total: int
+    open: int = 0
+    dropped: int = 0
+    by_source: dict[str, int] = field(default_factory=dict)
+    holders: Holders = field(default_factory=Holders)
+    counted: dict[object, str] = field(default_factory=dict)
+
+    def take(self, source: str, key: object, close: Callable[[], None]) -> str | None:
+        """Count a new connection (``key``, closed by ``close`` if it must make room); why it
+        is refused, or None."""
+        if self.open >= self.total:
+            evicted = self.holders.evict_for(source, self.by_source.get(source, 0))
+            if evicted is None:
+                self.dropped += 1
+                return (f"the process holds {self.total} connections (what its open-files limit "
+                        "leaves for them)")
+        self.open += 1
+        self.by_source[source] = self.by_source.get(source, 0) + 1
+        self.counted[key] = source
+
+        def make_room(key: object = key) -> None:
+            self._forget(key)
+            close()
+
+        self.holders.add(source, key, make_room)
+        return None
+
+    def keep(self, source: str, key: object) -> None:
+        """``key`` logged in: still counted, never closed to make room."""
+        self.holders.discard(source, key)
+
+    def release(self, source: str, key: object) -> None:
+        """``key`` closed (counted once: one closed to make room is forgotten already)."""
+        self.holders.discard(source, key)
+        self._forget(key)
+
+    def _forget(self, key: object) -> None:
+        source = self.counted.pop(key, None)
+        if source is None:
+            return
+        self.open -= 1
+        left = self.by_source.get(source, 0) - 1
+        if left > 0:
+            self.by_source[source] = left
+        else:
+            self.by_source.pop(source, None)
+
+
+@dataclass
 class Admission:
     """Unauthenticated and authenticated SSH connections of one device.
 
@@ -97,6 +157,7 @@ class Admission:
     by_source: dict[str, int] = field(default_factory=dict)
     chance: Callable[[], float] = random.random
     waiting: Holders = field(default_factory=Holders)  # unauthenticated, with their aborts
+    budget: Descriptors | None = None  # the process's connections, every device's
 
     def refuse(self, source: str, key: object = None,
                abort: Callable[[], None] | None = None) -> str | None:
@@ -118,6 +179,10 @@ class Admission:
                           f"{start}:{rate}:{full}, dropped at random)")
         if reason is not None and not (abort is not None and self._evict_for(source)):
             return self._drop(reason)
+        if self.budget is not None and key is not None and abort is not None:
+            refused = self.budget.take(source, key, abort)
+            if refused is not None:
+                return self._drop(refused)
         self.unauthenticated += 1
         self.by_source[source] = self.by_source.get(source, 0) + 1
         if key is not None and abort is not None:
@@ -144,9 +209,13 @@ class Admission:
         if self._settle(source, key):
             self._forget(source)
         self.authenticated += 1
+        if self.budget is not None and key is not None:
+            self.budget.keep(source, key)
 
     def closed(self, source: str, *, authenticated: bool, key: object = None) -> None:
         """An admitted connection closed."""
+        if self.budget is not None and key is not None:
+            self.budget.release(source, key)
         if authenticated:
             self.authenticated -= 1
         elif self._settle(source, key):

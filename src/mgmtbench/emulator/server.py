@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import resource
 import shutil
 import socket
 import tempfile
@@ -18,7 +19,7 @@ import asyncssh
 from mgmtbench.emulator.cli.configgrammar import config_grammar
 from mgmtbench.emulator.device.device import HOSTNAME, Device, DeviceFacts
 from mgmtbench.emulator.device.transcripts import load_platform
-from mgmtbench.emulator.guard import quiet_loop_errors
+from mgmtbench.emulator.guard import Descriptors, quiet_loop_errors
 from mgmtbench.emulator.https.accept import ConnectionCaps
 from mgmtbench.emulator.https.server import DeviceApi, serve_https
 from mgmtbench.emulator.https.tls import TlsFiles, check_https, make_tls_files, server_context
@@ -114,7 +115,8 @@ class Emulator:
         """Bind every port and start serving; raises :class:`UsageError` if a port is taken."""
         opts = self.options
         platform = load_platform(opts.platform, opts.transcripts)
-        open_files_for(opts)  # before anything is written: it may refuse to start
+        limit = open_files_for(opts)  # before anything is written: it may refuse to start
+        self.descriptors = Descriptors(connection_budget(opts, limit))
         quiet_loop_errors(asyncio.get_running_loop())
         self._state_dir = opts.state_dir or Path(tempfile.mkdtemp(prefix="mgmtbench-emulator-"))
         self._own_state_dir = opts.state_dir is None
@@ -161,7 +163,8 @@ class Emulator:
                 gnmi_port = await self._serve_gnmi(device, index)
                 self.endpoints.append(DeviceEndpoint(
                     device, opts.address(index), ssh_port, https_port, counts,
-                    ConnectionCaps(opts.limits) if https_port is not None else None,
+                    ConnectionCaps(opts.limits, budget=self.descriptors)
+                    if https_port is not None else None,
                     netconf_port, gnmi_port, http3_port))
             if opts.https and self.tls is not None:
                 api = DeviceApi(by_https_socket, opts.credentials, opts.limits,
@@ -232,7 +235,7 @@ class Emulator:
                 credentials=opts.credentials, limits=opts.limits,
                 ssh=opts.ssh_server, authorized=authorized,
                 connections=self._ssh_connections, counts=counts, subsystems=subsystems,
-                cli_allowed=netconf_only is None)
+                cli_allowed=netconf_only is None, descriptors=self.descriptors)
         except OSError as exc:
             raise bind_error("SSH" if netconf_only is None else "NETCONF", host, port,
                               exc) from exc
@@ -483,6 +486,20 @@ def open_files_needed(options: EmulatorOptions) -> int:
     limits = options.limits
     sessions = limits.max_sessions + limits.max_startups[2]
     return 5 * options.devices + sessions + limits.max_https_connections + 256
+
+
+#: Descriptors kept from the connection budget: the listeners (five per device), the log, the
+#: state files, gNMI's and the loop's own.
+DESCRIPTOR_RESERVE = 256
+
+
+def connection_budget(options: EmulatorOptions, open_files: int) -> int:
+    """SSH and HTTPS connections every device of the process may hold together: the open-files
+    limit in force less five descriptors per device and :data:`DESCRIPTOR_RESERVE`
+    (:class:`~mgmtbench.emulator.guard.Descriptors`)."""
+    if open_files == resource.RLIM_INFINITY:
+        return 1 << 30
+    return max(1, open_files - 5 * options.devices - DESCRIPTOR_RESERVE)
 
 
 def open_files_for(options: EmulatorOptions) -> int:

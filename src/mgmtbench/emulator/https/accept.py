@@ -32,7 +32,7 @@ from hypercorn.config import Config
 from hypercorn.utils import wrap_app
 
 from mgmtbench.emulator import memtrim
-from mgmtbench.emulator.guard import Holders, source_of
+from mgmtbench.emulator.guard import Descriptors, Holders, source_of
 from mgmtbench.emulator.https.h2flood import BURST, RATE, ControlFrames, goaway
 from mgmtbench.emulator.https.http1 import AsgiApp, Http1Connection
 from mgmtbench.emulator.options import Limits
@@ -63,6 +63,7 @@ class ConnectionCaps:
     dropped: int = 0
     by_source: dict[str, int] = field(default_factory=dict)
     holders: Holders = field(default_factory=Holders)
+    budget: Descriptors | None = None  # the process's connections, every device's
 
     def refuse(self, source: str, key: object = None,
                close: Callable[[], None] | None = None) -> str | None:
@@ -80,6 +81,8 @@ class ConnectionCaps:
                 reason = f"{total} open connections"
             else:
                 self._forget(evicted)
+        if reason is None and self.budget is not None and key is not None and close is not None:
+            reason = self.budget.take(source, key, close)
         if reason is not None:
             self.dropped += 1
             return reason
@@ -93,6 +96,8 @@ class ConnectionCaps:
         """An admitted connection closed (counted once: one closed to make room was already
         forgotten)."""
         memtrim.connection_closed()
+        if self.budget is not None and key is not None:
+            self.budget.release(source, key)
         if key is None or self.holders.discard(source, key):
             self._forget(source)
 

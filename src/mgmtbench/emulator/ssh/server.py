@@ -26,7 +26,7 @@ from mgmtbench.emulator.cli.session import CliSession, Mode
 from mgmtbench.emulator.device.device import Device
 from mgmtbench.emulator.device.identity import login_banner
 from mgmtbench.emulator.device.transcripts import LOGIN_PRIVILEGES
-from mgmtbench.emulator.guard import Admission, AuthThrottle, source_of
+from mgmtbench.emulator.guard import Admission, AuthThrottle, Descriptors, source_of
 from mgmtbench.emulator.options import AUTH_METHODS, Credentials, Limits, SshServerOptions
 from mgmtbench.emulator.ssh.backpressure import follow_socket
 from mgmtbench.emulator.ssh.bulk import bulk_handler
@@ -346,6 +346,7 @@ async def listen_ssh(
     counts: SshCounts | None = None,
     subsystems: Subsystems | None = None,
     cli_allowed: bool = True,
+    descriptors: Descriptors | None = None,
 ) -> asyncssh.SSHAcceptor:
     """Start the device's SSH listener; the caller closes it and the ``connections`` it tracks.
     ``host_key`` comes from :func:`host_key_pair`; ``counts`` (if given) counts what it
@@ -355,7 +356,7 @@ async def listen_ssh(
     counts = counts if counts is not None else SshCounts()
     level = (ssh.login_privilege if ssh.login_privilege is not None
              else device.platform.style.login_privilege)
-    admission = Admission(limits)
+    admission = Admission(limits, budget=descriptors)
     throttle = AuthThrottle(limits)
     process = _process_factory(device, limits, level, counts)
     cli = CliExec(device, limits, counts.count_exec, _is_cli)
