@@ -72,6 +72,16 @@ async def sftp_reads(server: Server, tally: Tally, stop: float) -> None:
                 conn.abort()
         await quietly(once())
         await asyncio.sleep(1)
+    await quietly(_remove(server, "flash:/soak.bin"))  # the device left as it was found
+
+
+async def _remove(server: Server, path: str) -> None:
+    conn = await ssh_login(server, "127.0.0.61")
+    try:
+        sftp = await conn.start_sftp_client()
+        await sftp.remove(path)
+    finally:
+        conn.abort()
 
 
 async def _typing(server: Server, tally: Tally, stop: float, name: str, source: str,
