@@ -18,22 +18,42 @@ itself, these hooks are simply replaced.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 import asyncssh
 
+log = logging.getLogger("mgmtbench.emulator")
+
+
+#: Seconds after which a channel holding data for a full socket looks again, whatever the
+#: socket said: a resume that never came (a transport that closed, a hook an exception cut
+#: short) must not leave a session paused for good.
+RECHECK = 0.1
+
 
 @dataclass
 class SocketGate:
-    """Whether a connection's socket takes writes now."""
+    """Whether a connection's socket takes writes now (``transport``: to ask it again)."""
 
     paused: bool = False
+    transport: Any = None
+
+    def holding(self) -> bool:
+        """Whether channel data must wait: the socket said it is full, and its buffer still
+        holds more than nothing."""
+        if not self.paused:
+            return False
+        transport = self.transport
+        if transport is None or transport.is_closing() or not transport.get_write_buffer_size():
+            self.paused = False  # drained (or gone) without a resume: data goes on
+        return self.paused
 
 
 def follow_socket(conn: asyncssh.SSHServerConnection) -> SocketGate:
     """Make ``conn`` hold its channels' data while its socket is full (see the module)."""
-    gate = SocketGate()
+    gate = SocketGate(transport=getattr(conn, "_transport", None))
 
     def pause_writing() -> None:
         gate.paused = True
@@ -42,11 +62,16 @@ def follow_socket(conn: asyncssh.SSHServerConnection) -> SocketGate:
         gate.paused = False
         channels: dict[int, Any] = getattr(conn, "_channels", {})
         for chan in list(channels.values()):
-            if gate.paused:  # full again: the rest wait for the next resume
+            if gate.paused:  # full again: the rest wait for the next resume (or RECHECK)
                 break
             send_on = getattr(chan, "send_on", None)
-            if send_on is not None:
+            if send_on is None:
+                continue
+            try:
                 send_on()
+            except Exception:  # a channel closing under it: the others go on
+                log.debug("a channel could not send on after its socket drained",
+                          exc_info=True)
 
     conn.pause_writing = pause_writing  # type: ignore[method-assign]
     conn.resume_writing = resume_writing  # type: ignore[method-assign]

@@ -23,6 +23,8 @@ version is pinned in the lock, and
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -30,8 +32,10 @@ import asyncssh
 from asyncssh.constants import MSG_CHANNEL_CLOSE
 from asyncssh.packet import SSHPacket
 
-from mgmtbench.emulator.ssh.backpressure import gate_of
+from mgmtbench.emulator.ssh.backpressure import RECHECK, gate_of
 from mgmtbench.emulator.ssh.lean import skip_packet_logs
+
+log = logging.getLogger("mgmtbench.emulator")
 
 
 class DeviceChannel(asyncssh.SSHServerChannel[bytes]):
@@ -70,19 +74,31 @@ class DeviceChannel(asyncssh.SSHServerChannel[bytes]):
         self._recv_state = "open"
         wrapped.connection_made(chan)
 
+    _recheck: asyncio.TimerHandle | None = None
+
     def _flush_send_buf(self) -> None:
         """Send what the window allows, unless the connection's socket is full
-        (:mod:`.backpressure`): then the data stays here, and past the high-water mark the
-        session is paused."""
+        (:mod:`.backpressure`): then the data stays here, past the high-water mark the session
+        is paused, and the channel looks again after ``RECHECK`` s if nothing resumed it."""
         gate = gate_of(self._conn)
-        if gate is not None and gate.paused:
+        if gate is not None and gate.holding():
             self._pause_resume_writing()
+            if self._recheck is None:
+                self._recheck = asyncio.get_running_loop().call_later(RECHECK, self._look_again)
             return
         super()._flush_send_buf()
 
+    def _look_again(self) -> None:
+        self._recheck = None
+        if self._conn is not None and self._send_buf:
+            try:
+                self._flush_send_buf()
+            except Exception:  # the channel closing meanwhile: nothing left to send
+                log.debug("a held channel could not send on", exc_info=True)
+
     def send_on(self) -> None:
         """The connection's socket drained: send what waits (and resume the session)."""
-        if self._send_buf:
+        if self._conn is not None and self._send_buf:
             self._flush_send_buf()
 
     def hand_over(self, session: asyncssh.SSHServerSession[bytes]) -> None:
