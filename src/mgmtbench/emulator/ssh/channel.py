@@ -81,7 +81,9 @@ class DeviceChannel(asyncssh.SSHServerChannel[bytes]):
         (:mod:`.backpressure`): then the data stays here, past the high-water mark the session
         is paused, and the channel looks again after ``RECHECK`` s if nothing resumed it."""
         gate = gate_of(self._conn)
-        if gate is not None and gate.holding():
+        # Only data waits: with nothing buffered, asyncssh's flush sends a pending EOF or
+        # close at once (held with the data, a close never left: a client waited for it).
+        if self._send_buf and gate is not None and gate.holding():
             self._pause_resume_writing()
             if self._recheck is None:
                 self._recheck = asyncio.get_running_loop().call_later(RECHECK, self._look_again)
