@@ -70,6 +70,15 @@ class Holders:
         return heaviest
 
 
+def count_down(by_source: dict[str, int], source: str) -> None:
+    """One connection fewer for ``source`` in ``by_source`` (gone from it at none)."""
+    left = by_source.get(source, 0) - 1
+    if left > 0:
+        by_source[source] = left
+    else:
+        by_source.pop(source, None)
+
+
 @dataclass
 class Descriptors:
     """Connections every device of a process holds, SSH and HTTPS, against what its open-files
@@ -123,11 +132,7 @@ class Descriptors:
         if source is None:
             return
         self.open -= 1
-        left = self.by_source.get(source, 0) - 1
-        if left > 0:
-            self.by_source[source] = left
-        else:
-            self.by_source.pop(source, None)
+        count_down(self.by_source, source)
 
 
 @dataclass
@@ -228,11 +233,7 @@ class Admission:
 
     def _forget(self, source: str) -> None:
         self.unauthenticated -= 1
-        left = self.by_source.get(source, 0) - 1
-        if left > 0:
-            self.by_source[source] = left
-        else:
-            self.by_source.pop(source, None)
+        count_down(self.by_source, source)
 
 
 @dataclass

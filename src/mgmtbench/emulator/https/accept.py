@@ -32,7 +32,7 @@ from hypercorn.config import Config
 from hypercorn.utils import wrap_app
 
 from mgmtbench.emulator import memtrim
-from mgmtbench.emulator.guard import Descriptors, Holders, source_of
+from mgmtbench.emulator.guard import Descriptors, Holders, count_down, source_of
 from mgmtbench.emulator.https.h2flood import BURST, RATE, ControlFrames, goaway
 from mgmtbench.emulator.https.http1 import AsgiApp, Http1Connection
 from mgmtbench.emulator.options import Limits
@@ -103,11 +103,7 @@ class ConnectionCaps:
 
     def _forget(self, source: str) -> None:
         self.open -= 1
-        left = self.by_source.get(source, 0) - 1
-        if left > 0:
-            self.by_source[source] = left
-        else:
-            self.by_source.pop(source, None)
+        count_down(self.by_source, source)
 
 
 class _Admitted:
