@@ -22,10 +22,10 @@ class RawNetconf:
     """One NETCONF session on ``port``, with the hello read (``server_hello``)."""
 
     def __init__(self, port: int, *, hello: str | None = CLIENT_HELLO_11,
-                 host: str = "127.0.0.1") -> None:
+                 host: str = "127.0.0.1", password: str = "admin") -> None:
         self.client = paramiko.SSHClient()
         self.client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
-        self.client.connect(host, port, username="admin", password="admin",
+        self.client.connect(host, port, username="admin", password=password,
                             look_for_keys=False, allow_agent=False, timeout=10)
         transport = self.client.get_transport()
         assert transport is not None

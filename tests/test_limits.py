@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import asyncssh
 import httpx
 import pytest
+from lxml import etree
 
 from mgmtbench.emulator import EmulatorThread, Limits
 from mgmtbench.emulator.cli.engine import bulk_output
@@ -34,6 +35,7 @@ from mgmtbench.emulator.oracle import same_output
 from mgmtbench.emulator.server import DeviceEndpoint
 from mgmtbench.testing import PASSWORD, USERNAME
 from mgmtbench.testing.shell import PROMPT, Shell, https_client, ssh_connect
+from tests.netconf_support import RawNetconf, error_tag
 
 FreshEmulator = Callable[..., EmulatorThread]
 
@@ -241,6 +243,93 @@ def test_indexed_configuration_changes_as_the_naive_one_did(platform: str) -> No
             if step % 5 == 0:
                 assert fast.render() == naive.render(), (seed, line)
         assert fast.render() == naive.render(), seed
+        assert fast.size == _live_bytes(fast.root), seed  # kept change by change, never off
+
+
+def _live_bytes(lines: list[ConfigLine]) -> int:
+    return sum(len(line.text) + 1 + _live_bytes(line.children) for line in lines
+               if not line.removed)
+
+
+def _config_session(capacity: int) -> tuple[Device, CliSession]:
+    device = Device(load_platform("cisco_ios"), DeviceFacts.for_hostname("R1"),
+                    enable_secret="x", max_config_size=capacity)
+    return device, CliSession(device, mode=Mode.CONFIG)
+
+
+def test_a_full_running_configuration_refuses_what_adds_and_takes_what_removes() -> None:
+    device, session = _config_session(0)
+    assert device.config is not None
+    start = device.config.size
+    device.config.capacity = start + 200  # room for a few lines more than the transcript's
+    full = f"% Configuration full: the running configuration holds {start + 200} bytes"
+    added = 0
+    for i in range(100):
+        reply = session.execute(f"ip route 10.0.{i}.0 255.255.255.0 Null0")
+        if not reply.ok:
+            assert reply.output.startswith(full)
+            break
+        added += 1
+    assert 0 < added < 10
+    assert start + 200 <= device.config.size < start + 200 + 40  # one line past it at most
+    shown = device.transcript(("show", "running-config"))
+    assert f"ip route 10.0.{added - 1}.0" in shown
+    assert f"ip route 10.0.{added}.0" not in shown
+    assert not session.execute("interface Loopback77").ok  # a new block adds: refused
+    assert session.execute("interface GigabitEthernet0/0/1").ok  # an existing one: entered
+    assert not session.execute("description more text").ok
+    assert session.execute("exit").ok
+    assert session.execute("no ip route 10.0.0.0 255.255.255.0 Null0").ok  # frees its bytes
+    assert not device.config.full
+    assert session.execute("ip route 10.9.9.0 255.255.255.0 Null0").ok
+
+
+def test_a_banner_cannot_grow_a_full_configuration() -> None:
+    device, session = _config_session(0)
+    assert device.config is not None
+    device.config.capacity = device.config.size + 1000
+    assert session.execute("banner motd ^").ok  # its text goes on: the next lines collect it
+    refused = None
+    for _ in range(100):
+        reply = session.execute("x" * 60)
+        if not reply.ok:
+            refused = reply
+            break
+    assert refused is not None
+    assert refused.output.startswith("% Configuration full")
+    closing = session.execute("^")  # no banner is pending: the delimiter is a command again
+    assert "% Invalid input detected" in closing.output
+    assert "x" * 60 not in device.transcript(("show", "running-config"))
+
+
+def test_the_configuration_cap_holds_over_https_and_netconf(
+        fresh_emulator: FreshEmulator) -> None:
+    emu = fresh_emulator(limits=Limits(max_config_size=16_000))
+    endpoint = emu.endpoints[0]
+    routes = "\n".join(f"ip route 10.{i // 256}.{i % 256}.0 255.255.255.0 Null0"
+                       for i in range(2000))
+    with https_client(emu) as client:
+        reply = client.post(f"{base(endpoint)}/admin/config", content=routes)
+    assert reply.status_code == 200
+    assert "% Configuration full: the running configuration holds 16000 bytes" in reply.text
+    config = endpoint.device.config
+    assert config is not None
+    assert 16_000 <= config.size < 16_100
+    assert len(endpoint.device.transcript(("show", "running-config"))) < 20_000
+    raw = RawNetconf(endpoint.netconf_port or 0, password=PASSWORD)
+    try:  # a NETCONF edit that would add a line: an rpc-error, the configuration unchanged
+        before = config.size
+        answer = raw.rpc(
+            "<edit-config><target><running/></target><config>"
+            '<interfaces xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><interface>'
+            "<name>GigabitEthernet0/0/1</name><description>more</description></interface>"
+            "</interfaces>"
+            "</config></edit-config>")
+        assert error_tag(answer) is not None
+        assert "Configuration full" in etree.tostring(answer, encoding="unicode")
+        assert config.size == before
+    finally:
+        raw.close()
 
 
 def test_adding_lines_costs_the_same_per_line_however_many(

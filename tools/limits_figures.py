@@ -4,6 +4,7 @@ script starts on loopback, from this tree or another one (``--src /tmp/before/sr
     python tools/limits_figures.py idle-tls --count 2000
     python tools/limits_figures.py closed --tls 900 --ssh 100 --rounds 3
     python tools/limits_figures.py config --lines 8000
+    python tools/limits_figures.py config-size --posts 30 --lines 10000
     python tools/limits_figures.py lockout --idle 1100
     python tools/limits_figures.py guesses --seconds 10
     python tools/limits_figures.py unread --channels 4
@@ -185,6 +186,40 @@ def config(args: argparse.Namespace) -> None:
                   f"{(time.perf_counter() - started) * 1000:.0f} ms")
 
 
+# --- a running configuration grown by many POSTs ------------------------------------------
+
+
+def config_size(args: argparse.Namespace) -> None:
+    """``--posts`` POSTs of ``--lines`` new lines each (unique static routes, ~45 bytes): how
+    many the device took, its RSS, and the time of ``show running-config | count route`` after."""
+    import httpx
+
+    with serve(args.src) as served, httpx.Client(verify=tls_context(served),
+                                                 auth=(USER, PASSWORD), timeout=900) as client:
+        url = f"https://127.0.0.1:{served.https_port}"
+        client.get(f"{url}/admin/exec/show+clock")
+        before = settle(served)
+        refused = 0
+        for post in range(args.posts):
+            base = post * args.lines
+            body = "\n".join(f"ip route 10.{(base + i) // 65536 % 256}.{(base + i) // 256 % 256}."
+                             f"{(base + i) % 256} 255.255.255.255 Null0 name r{base + i}"
+                             for i in range(args.lines))
+            answer = client.post(f"{url}/admin/config", content=body)
+            refused += answer.text.count("% Configuration full")
+        grown = settle(served, 3)
+        timings = []
+        for _ in range(3):
+            started = time.perf_counter()
+            counted = client.get(f"{url}/admin/exec/show+running-config+%7C+count+route").text
+            timings.append(time.perf_counter() - started)
+        total = args.posts * args.lines
+        print(f"{total} configuration lines in {args.posts} POSTs: {total - refused} taken, "
+              f"{refused} refused; server RSS {before} -> {grown} KiB "
+              f"(+{(grown - before) / 1024:.0f} MiB); `show running-config | count route` "
+              f"{min(timings) * 1000:.0f} ms ({counted.strip()[-40:]!r})")
+
+
 # --- logins while idle connections are held -------------------------------------------------
 
 
@@ -361,6 +396,10 @@ def main() -> None:
     p = sub.add_parser("config")
     p.add_argument("--lines", type=int, default=8000)
     p.set_defaults(run=config)
+    p = sub.add_parser("config-size")
+    p.add_argument("--posts", type=int, default=30)
+    p.add_argument("--lines", type=int, default=10000)
+    p.set_defaults(run=config_size)
     p = sub.add_parser("lockout")
     p.add_argument("--idle", type=int, default=1100)
     p.add_argument("--tries", type=int, default=20)

@@ -139,6 +139,8 @@ def add_limit_arguments(p: argparse.ArgumentParser) -> None:
     limit("--max-commands", int, "commands in one SSH exec request or HTTPS GET")
     limit("--max-body", int, "bytes of a POST /admin/config body", "BYTES")
     limit("--max-config-lines", int, "lines of one POST /admin/config body")
+    limit("--max-config-size", int, "bytes of a device's running configuration: a line that "
+          "would add past it is refused, however it comes", "BYTES")
     limit("--https-idle-timeout", float, "seconds an HTTPS connection may wait for a request's "
           "headers, idle keep-alive included [nginx keepalive_timeout]", "SECONDS")
     limit("--tls-handshake-timeout", float, "seconds for a TLS handshake [nginx "

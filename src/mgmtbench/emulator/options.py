@@ -65,6 +65,11 @@ class Limits:
     max_request_output: int = 256 * 1024 * 1024
     max_commands: int = 1000  # commands in one SSH exec request or HTTPS GET
     max_config_lines: int = 10_000  # lines of one POST /admin/config body
+    # Bytes of a device's running configuration (its lines' text, indentation aside): a line
+    # that would add past it is refused, whichever way it comes (CLI, POST, NETCONF, RESTCONF,
+    # gNMI). 4 MiB: ~130,000 lines of 32 bytes, past the largest real configurations
+    # (a service-provider edge's run to a few MB), and ~100 MB of the emulator's memory.
+    max_config_size: int = 4 * 1024 * 1024
     # HTTPS: seconds a connection may wait for a request's headers (idle keep-alive included;
     # nginx's keepalive_timeout 75 s), and Apache mod_reqtimeout's body=20,MinRate=500: 20 s for
     # a request body, one more second per 500 bytes received.

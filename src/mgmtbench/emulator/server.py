@@ -25,7 +25,7 @@ from mgmtbench.emulator.https.server import DeviceApi, serve_https
 from mgmtbench.emulator.https.tls import TlsFiles, check_https, make_tls_files, server_context
 from mgmtbench.emulator.memtrim import MemoryTrimmer
 from mgmtbench.emulator.netconf.channel import netconf_subsystems
-from mgmtbench.emulator.options import HOST_KEY_TYPES, EmulatorOptions, Limits
+from mgmtbench.emulator.options import HOST_KEY_TYPES, EmulatorOptions
 from mgmtbench.emulator.ssh.exec import Subsystems
 from mgmtbench.emulator.ssh.server import (
     SshCounts,
@@ -137,7 +137,8 @@ class Emulator:
                                                          platform.style.identity.facts),
                        enable_secret=opts.credentials.enable_secret,
                        processing_delay=opts.processing_delay,
-                       file_system_size=opts.limits.file_system_size)
+                       file_system_size=opts.limits.file_system_size,
+                       max_config_size=opts.limits.max_config_size)
                 for index, name in enumerate(opts.hostnames())
             ]
             # The configuration grammar is read now (~50 ms for IOS), not in the time of the first
@@ -415,9 +416,6 @@ def _validate(options: EmulatorOptions) -> None:
     _validate_http3_ports(options)
     if options.processing_delay < 0:
         raise UsageError("the processing delay cannot be negative")
-    if options.limits.file_system_size < 0:
-        raise UsageError("the file system size (--file-system-size) cannot be negative")
-    _validate_limits(options.limits)
     if not (options.ssh or options.https):
         raise UsageError("nothing to serve: enable SSH or HTTPS")
 
@@ -443,37 +441,6 @@ def _authorized_keys(path: Path | None) -> list[asyncssh.SSHKey]:
                 if line.strip() and not line.lstrip().startswith("#")]
     except (OSError, ValueError, asyncssh.KeyImportError) as exc:
         raise UsageError(f"cannot read authorized keys {path}: {exc}") from exc
-
-
-def _validate_limits(limits: Limits) -> None:
-    start, rate, full = limits.max_startups
-    if not (1 <= start <= full and 0 <= rate <= 100):
-        raise UsageError(f"--max-startups {start}:{rate}:{full}: give start:rate:full with "
-                         "1 <= start <= full and rate a percentage (OpenSSH's is 10:30:100)")
-    for flag, value in (("--max-sessions", limits.max_sessions),
-                        ("--max-startups-per-source", limits.max_startups_per_source),
-                        ("--auth-tries", limits.auth_tries),
-                        ("--max-channels", limits.max_channels),
-                        ("--max-body", limits.max_body), ("--max-line", limits.max_line),
-                        ("--max-output", limits.max_output),
-                        ("--max-request-output", limits.max_request_output),
-                        ("--max-commands", limits.max_commands),
-                        ("--max-config-lines", limits.max_config_lines),
-                        ("--body-min-rate", limits.body_min_rate),
-                        ("--max-https-connections", limits.max_https_connections),
-                        ("--max-https-connections-per-source",
-                         limits.max_https_connections_per_source),
-                        ("--max-http3-connections", limits.max_http3_connections),
-                        ("--max-http3-streams", limits.max_http3_streams)):
-        if value < 1:
-            raise UsageError(f"{flag} must be at least 1, not {value}")
-    for flag, seconds in (("--login-timeout", limits.login_timeout),
-                          ("--auth-failure-delay", limits.auth_failure_delay),
-                          ("--https-idle-timeout", limits.https_idle_timeout),
-                          ("--tls-handshake-timeout", limits.tls_handshake_timeout),
-                          ("--body-timeout", limits.body_timeout)):
-        if seconds < 0:
-            raise UsageError(f"{flag} cannot be negative")
 
 
 def open_files_needed(options: EmulatorOptions) -> int:

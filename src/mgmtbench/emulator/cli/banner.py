@@ -27,11 +27,14 @@ class PendingText:
     head: str
     mark: str
     lines: list[str] = field(default_factory=list)
+    #: Characters taken so far, line ends included.
+    size: int = 0
 
     def add(self, line: str) -> str | None:
         """Take one more typed line; the stored configuration line once the delimiter closes
         the text, else None."""
         end = line.find(self.mark)
+        self.size += len(line) + 1
         if end < 0:
             self.lines.append(line)
             return None
@@ -46,5 +49,6 @@ def start(head: str, text: str) -> str | PendingText:
     if body is not None:
         return stored(head, body)
     mark = delimiter(text) or SHOWN
-    return PendingText(head, mark, [text[len(mark):]])
+    first = text[len(mark):]
+    return PendingText(head, mark, [first], len(head) + len(first) + 2)
 

@@ -353,6 +353,8 @@ def configure(platform: Platform, config: RunningConfig, state: ConfigState, lin
             raise ParseError(ParseErrorKind.INVALID, line.rindex(words[1]))
         rename(words[1])  # the device sets its configuration's hostname line
         return ""
+    if _adds(config, grammar, state, parsed):
+        config.check_room()
     head = next((h for h in parsed.mode.delimited if _starts(parsed.text, h)), None)
     if head is not None and not parsed.negate:
         started = banner.start(head, parsed.text[len(head):].lstrip(" "))
@@ -384,6 +386,19 @@ def _parse_here_or_out(grammar: ConfigGrammar, state: ConfigState, line: str) ->
         return parsed
     assert error is not None
     raise error
+
+
+def _adds(config: RunningConfig, grammar: ConfigGrammar, state: ConfigState,
+          parsed: Parsed) -> bool:
+    """Whether ``parsed`` may add to the configuration: every line but a ``no`` line, one that
+    leaves a sub-mode and one that enters a block that is there already (so that a full
+    configuration can still be entered and pruned)."""
+    if parsed.negate or parsed.rule.closes:
+        return False
+    if parsed.rule.opens is None:
+        return True
+    block = state.block if parsed.mode.name != GLOBAL else None
+    return config.find(grammar.store_form(parsed.text), block) is None
 
 
 def finish_text(config: RunningConfig, text: str) -> None:
@@ -533,6 +548,7 @@ def _open_nested(config: RunningConfig, parent: ConfigLine, mode: ModeGrammar,
     parent.children.remove(found)
     at = _insert_at(parent.children, mode, text) if mode.order else len(parent.children)
     parent.children[at:at] = group
+    config.grown([line for line in group if line is not found])
     return found
 
 

@@ -35,7 +35,7 @@ from mgmtbench.emulator.cli.configgrammar import (
 )
 from mgmtbench.emulator.cli.fscommands import dir_output, verify_md5_output
 from mgmtbench.emulator.cli.grammar import CommandTree, Match, ParseError, ParseErrorKind
-from mgmtbench.emulator.device.config import ConfigLine
+from mgmtbench.emulator.device.config import ConfigFull, ConfigLine
 from mgmtbench.emulator.device.device import Device
 from mgmtbench.emulator.device.transcripts import Platform
 
@@ -339,6 +339,8 @@ class Session(ABC):
         except ParseError as exc:
             further = builtin.position > exc.position and builtin.kind is ParseErrorKind.INVALID
             return self._error(builtin if further else exc, line)
+        except ConfigFull as exc:
+            return Reply(f"{exc}\n", ok=False)
         self.block, self.block_prompt, self.config_mode = state.block, state.prompt, state.mode
         self.config_outer = state.outer
         self.pending_text = state.pending
@@ -347,6 +349,13 @@ class Session(ABC):
     def _text_line(self, line: str) -> Reply:
         """One more line of a banner's text (:attr:`pending_text`): kept when it closes it."""
         assert self.pending_text is not None
+        config = self.device.config
+        if config is not None:
+            try:  # the text so far and this line: refused whole past the capacity
+                config.check_room(self.pending_text.size + len(line) + 1)
+            except ConfigFull as exc:
+                self.pending_text = None
+                return Reply(f"{exc}\n", ok=False)
         done = self.pending_text.add(line[:self.max_line])
         if done is not None:
             self.pending_text = None

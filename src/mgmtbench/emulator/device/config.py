@@ -76,7 +76,16 @@ _IFNAME = re.compile(r"^([A-Za-z-]+)\s*([0-9].*)$")
 _K = TypeVar("_K")
 
 
-@dataclass(eq=False)
+class ConfigFull(Exception):
+    """A line would add to a running configuration at its capacity."""
+
+    def __init__(self, capacity: int) -> None:
+        super().__init__(f"% Configuration full: the running configuration holds {capacity} "
+                         "bytes at most (--max-config-size); remove lines before adding more")
+        self.capacity = capacity
+
+
+@dataclass(eq=False, slots=True)
 class ConfigLine:
     """One configuration line and the lines indented under it (compared by identity: two lines
     with the same text are still two lines)."""
@@ -167,28 +176,37 @@ def _kind(text: str) -> str:
     return words[0].lower() if words else ""
 
 
+#: A bucket of an :class:`_Index`: its one line, or its lines by identity in the order they
+#: were added (most keys name one line: a dict each cost ~200 bytes a line).
+_Bucket = ConfigLine | dict[int, ConfigLine]
+
+
 class _Index:
     """The live lines of one list of siblings by :func:`line_key`, by :func:`_name_key` and by
     first word, so that setting, opening and removing a line costs the same however long the
     list is (8,001 ``ip address ... secondary`` under one interface took minutes when each
     removal searched a list). Each bucket is ordered as the lines were added."""
 
+    __slots__ = ("_by_first", "_by_key", "_by_name", "_by_text")
+
     def __init__(self, lines: list[ConfigLine]) -> None:
-        self._by_key: dict[str, dict[int, ConfigLine]] = {}
-        self._by_name: dict[tuple[str, str], dict[int, ConfigLine]] = {}
-        self._by_first: dict[str, dict[int, ConfigLine]] = {}
-        self._by_text: dict[str, dict[int, ConfigLine]] = {}
+        self._by_key: dict[str, _Bucket] = {}
+        self._by_name: dict[tuple[str, str], _Bucket] = {}
+        self._by_first: dict[str, _Bucket] = {}
+        self._by_text: dict[str, _Bucket] = {}
         for line in lines:
             if not line.removed:
                 self.add(line)
 
     def add(self, line: ConfigLine) -> None:
-        self._by_key.setdefault(line_key(line.text), {})[id(line)] = line
-        self._by_first.setdefault(_kind(line.text), {})[id(line)] = line
-        self._by_text.setdefault(_words(line.text), {})[id(line)] = line
+        words = _words(line.text)
+        key = line_key(line.text)
+        _put(self._by_key, words if key == words else key, line)  # one string when the same
+        _put(self._by_first, _kind(line.text), line)
+        _put(self._by_text, words, line)
         name = _name_key(line.text)
         if name is not None:
-            self._by_name.setdefault(name, {})[id(line)] = line
+            _put(self._by_name, name, line)
 
     def discard(self, line: ConfigLine) -> None:
         _drop(self._by_key, line_key(line.text), line)
@@ -200,33 +218,57 @@ class _Index:
 
     def keyed(self, text: str) -> list[ConfigLine]:
         """Live lines whose :func:`line_key` is ``text``'s."""
-        return list(self._by_key.get(line_key(text), {}).values())
+        return _lines(self._by_key.get(line_key(text)))
 
     def exact(self, text: str) -> list[ConfigLine]:
         """Live lines that are ``text``, case and spacing aside."""
-        return list(self._by_text.get(_words(text), {}).values())
+        return _lines(self._by_text.get(_words(text)))
 
     def first_keyed(self, text: str) -> ConfigLine | None:
         """The first live line whose :func:`line_key` is ``text``'s."""
-        return next(iter(self._by_key.get(line_key(text), {}).values()), None)
+        bucket = self._by_key.get(line_key(text))
+        if bucket is None or isinstance(bucket, ConfigLine):
+            return bucket
+        return next(iter(bucket.values()), None)
 
     def starting(self, word: str) -> list[ConfigLine]:
         """Live lines whose first word, lowered, is ``word``."""
-        return list(self._by_first.get(word, {}).values())
+        return _lines(self._by_first.get(word))
 
     def named(self, text: str) -> list[ConfigLine]:
         """Lines that ``text`` names as :func:`_same_interface` decides, in list order."""
         name = _name_key(text)
         if name is None:
             return []
-        return [line for line in self._by_name.get(name, {}).values()
+        return [line for line in _lines(self._by_name.get(name))
                 if _same_interface(text, line.text)]
 
 
-def _drop(table: dict[_K, dict[int, ConfigLine]], key: _K, line: ConfigLine) -> None:
+def _lines(bucket: _Bucket | None) -> list[ConfigLine]:
+    if bucket is None:
+        return []
+    return [bucket] if isinstance(bucket, ConfigLine) else list(bucket.values())
+
+
+def _put(table: dict[_K, _Bucket], key: _K, line: ConfigLine) -> None:
     bucket = table.get(key)
-    if bucket is not None and bucket.pop(id(line), None) is not None and not bucket:
+    if bucket is None:
+        table[key] = line
+    elif isinstance(bucket, ConfigLine):
+        table[key] = {id(bucket): bucket, id(line): line}
+    else:
+        bucket[id(line)] = line
+
+
+def _drop(table: dict[_K, _Bucket], key: _K, line: ConfigLine) -> None:
+    bucket = table.get(key)
+    if bucket is line:
         del table[key]
+    elif isinstance(bucket, dict) and bucket.pop(id(line), None) is not None:
+        if len(bucket) == 1:
+            table[key] = next(iter(bucket.values()))
+        elif not bucket:
+            del table[key]
 
 
 class RunningConfig:
@@ -235,25 +277,47 @@ class RunningConfig:
     Every change costs about the same however large the configuration is: lines are found
     through an index per list of siblings, removed lines are marked and dropped in bulk, and a
     new top-level line goes after the last one of its kind, whose position is kept per kind.
-    :attr:`version` counts changes (for caching the rendered text).
+    :attr:`version` counts changes (for caching the rendered text), :attr:`size` the bytes of
+    its live lines (indentation aside), which ``capacity`` bounds (:attr:`full`).
     """
 
-    def __init__(self, text: str, indent: int = 1) -> None:
+    def __init__(self, text: str, indent: int = 1, capacity: int | None = None) -> None:
         self.root: list[ConfigLine] = []
         self.indent = indent  # spaces per level when rendered (NX-OS 2, EOS 3)
         self.version = 0
+        #: Bytes of the live lines' text and line ends; None: no bound.
+        self.capacity = capacity
+        self.size = 0
         stack: list[tuple[int, list[ConfigLine]]] = [(-1, self.root)]
         for raw in group_lines(text.splitlines()):  # a banner of several lines is one line
             depth = len(raw) - len(raw.lstrip(" "))
             while len(stack) > 1 and stack[-1][0] >= depth:
                 stack.pop()
             line = ConfigLine(raw.strip() if raw.strip() else raw)
+            self.size += len(line.text) + 1
             stack[-1][1].append(line)
             stack.append((depth, line.children))
         self._root_index: _Index | None = None
         # kind -> its last line in root and where that line was
         self._last_of_kind: dict[str, tuple[ConfigLine, int]] | None = None
         self._removed = 0  # removed lines still in their lists
+
+    @property
+    def full(self) -> bool:
+        """Whether the configuration has reached its ``capacity``: a line that adds to it is
+        refused (lines that remove, and those that enter an existing block, still go)."""
+        return self.capacity is not None and self.size >= self.capacity
+
+    def check_room(self, more: int = 0) -> None:
+        """Raise :class:`ConfigFull` if the configuration is full, or would be past its
+        capacity with ``more`` bytes."""
+        if self.capacity is not None and (self.full or self.size + more > self.capacity):
+            raise ConfigFull(self.capacity)
+
+    def grown(self, lines: list[ConfigLine]) -> None:
+        """``lines`` were put into a block's children directly (a sub-block's ``!`` and closing
+        line): count them in :attr:`size`."""
+        self.size += sum(len(line.text) + 1 for line in lines)
 
     def render(self) -> str:
         """The configuration as text, as ``show running-config`` prints it."""
@@ -270,7 +334,11 @@ class RunningConfig:
 
     def find_top(self, text: str) -> ConfigLine | None:
         """The first top-level line ``text`` names (``interface gi0/1``), if any."""
-        index = self._index(None)
+        return self.find(text, None)
+
+    def find(self, text: str, block: ConfigLine | None) -> ConfigLine | None:
+        """The first line of ``block`` (None: the top level) that ``text`` names, if any."""
+        index = self._index(block)
         found = index.exact(text) or index.named(text)
         return found[0] if found else None
 
@@ -286,16 +354,16 @@ class RunningConfig:
     def open_child(self, text: str, parent: ConfigLine) -> tuple[ConfigLine, bool]:
         """Find the block ``text`` under ``parent`` (``address-family ipv4`` in ``router bgp``),
         else add it at the end of ``parent``; the block, and whether it is new."""
-        index = self._index(parent)
-        found = index.exact(text) or index.named(text)
-        if found:
-            return found[0], False
+        found = self.find(text, parent)
+        if found is not None:
+            return found, False
         return self.append(text, parent), True
 
     def insert_top(self, line: ConfigLine, at: int) -> None:
         """Put ``line`` at position ``at`` of the top level (ASA's NAT section)."""
         self.root.insert(at, line)
         self.version += 1
+        self.size += _bytes(line)
         if self._root_index is not None:
             self._root_index.add(line)
 
@@ -306,6 +374,7 @@ class RunningConfig:
         self.version += 1
         if line is not None:
             index.discard(line)
+            self.size += len(text) - len(line.text)
             line.text = text
             index.add(line)
             return
@@ -315,6 +384,7 @@ class RunningConfig:
             line = ConfigLine(text)
             block.children.append(line)
             index.add(line)
+            self.size += len(text) + 1
 
     def remove(self, text: str, block: ConfigLine | None = None) -> None:
         """``no <text>``: drop lines with the same key, or whole blocks it names."""
@@ -326,6 +396,7 @@ class RunningConfig:
         for line in doomed.values():
             index.discard(line)
             line.removed = True
+            self.size -= _bytes(line)
         self._removed += len(doomed)
         if self._removed > 1024 and self._removed * 2 > len(self.root):
             self._compact()
@@ -337,6 +408,7 @@ class RunningConfig:
         block.children.append(line)
         self._index(block).add(line)
         self.version += 1
+        self.size += len(text) + 1
         return line
 
     def remove_lines(self, lines: list[ConfigLine], block: ConfigLine | None = None) -> None:
@@ -344,9 +416,11 @@ class RunningConfig:
         if not lines:
             return
         index = self._index(block)
+        lines = [line for line in {id(line): line for line in lines}.values() if not line.removed]
         for line in lines:
             index.discard(line)
             line.removed = True
+            self.size -= _bytes(line)
         self.version += 1
         self._removed += len(lines)
         if self._removed > 1024 and self._removed * 2 > len(self.root):
@@ -417,12 +491,18 @@ class RunningConfig:
                 at -= 1
             new = [line, ConfigLine("!")]
         self.root[at:at] = new
+        self.size += sum(_bytes(added) for added in new)
         assert self._last_of_kind is not None
         self._last_of_kind[kind] = (line, at)
         if len(new) == 2 and (last_separator is None or last_separator < at):
             self._last_of_kind["!"] = (new[1], at + 1)  # the new "!" is the last one
         if self._root_index is not None:
             self._root_index.add(line)
+
+
+def _bytes(line: ConfigLine) -> int:
+    """What ``line`` and its live lines take of :attr:`RunningConfig.size`."""
+    return len(line.text) + 1 + sum(_bytes(child) for child in line.children if not child.removed)
 
 
 # --- the configuration's text and the platform's interface names -------------------------------

@@ -49,8 +49,9 @@ class DeviceFacts:
 
 
 class Device:
-    """One emulated device. Sessions share its running configuration, hostname and file system
-    (``files``: ``flash:`` or the platform's, ``file_system_size`` bytes, in memory)."""
+    """One emulated device. Sessions share its running configuration (``max_config_size`` bytes
+    at most; None: no bound), hostname and file system (``files``: ``flash:`` or the
+    platform's, ``file_system_size`` bytes, in memory)."""
 
     def __init__(
         self,
@@ -60,6 +61,7 @@ class Device:
         enable_secret: str,
         processing_delay: float = 0.0,
         file_system_size: int = DEFAULT_SIZE,
+        max_config_size: int | None = None,
     ) -> None:
         self.platform = platform
         self.facts = facts
@@ -76,7 +78,8 @@ class Device:
         self._config_text: tuple[int, str] | None = None  # (config version, rendered)
         template = platform.transcripts.get(RUNNING_CONFIG)
         self.config = (RunningConfig(render(template, facts.as_dict()),
-                                     indent=platform.style.config_indent) if template else None)
+                                     indent=platform.style.config_indent,
+                                     capacity=max_config_size) if template else None)
         #: The startup configuration and the archive's files (:mod:`.configstore`).
         self.saved = ConfigStore(template, facts.as_dict())
         #: The device's clock: it runs from now, booted at a time its hostname decides.
