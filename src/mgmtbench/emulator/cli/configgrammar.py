@@ -598,7 +598,7 @@ def _lone_separators(config: RunningConfig, doomed: list[ConfigLine]) -> list[Co
         positions = [at for at, line in enumerate(root) if id(line) in gone]
     extra: list[ConfigLine] = []
     before_of: dict[int, int] = {}  # a doomed line's position -> the kept line's before it
-    hops = _hops(config)
+    hops = config.removal_hops()
     for at in positions:
         before = at - 1
         passed: list[int] = []  # removed lines walked over
@@ -621,21 +621,6 @@ def _lone_separators(config: RunningConfig, doomed: list[ConfigLine]) -> list[Co
             extra.append(after)
             gone.add(id(after))
     return extra
-
-
-def _hops(config: RunningConfig) -> dict[int, int]:
-    """For removed top-level lines (by identity), a position at or before them from which the
-    search back for a kept line may go on: every line between is removed. Lines removed one
-    at a time, in order, each searched back over all the ones removed before it (8,000
-    removals: a second of the emulator's time); with these hops each line is passed once.
-    Valid while the top level's positions hold: until a line is added or the removed ones
-    are dropped (both change its length)."""
-    layout = (id(config.root), len(config.root))
-    kept: tuple[tuple[int, int], dict[int, int]] | None = getattr(config, "_hops", None)
-    if kept is None or kept[0] != layout:
-        kept = (layout, {})
-        config._hops = kept  # type: ignore[attr-defined]
-    return kept[1]
 
 
 def _live_neighbour(lines: list[ConfigLine], at: int, step: int) -> ConfigLine | None:

@@ -301,6 +301,8 @@ class RunningConfig:
         # kind -> its last line in root and where that line was
         self._last_of_kind: dict[str, tuple[ConfigLine, int]] | None = None
         self._removed = 0  # removed lines still in their lists
+        # removal_hops(): the top level's layout they hold for, and the hops
+        self._hops: tuple[tuple[int, int], dict[int, int]] | None = None
 
     @property
     def full(self) -> bool:
@@ -425,6 +427,18 @@ class RunningConfig:
         self._removed += len(lines)
         if self._removed > 1024 and self._removed * 2 > len(self.root):
             self._compact()
+
+    def removal_hops(self) -> dict[int, int]:
+        """For removed top-level lines (by identity), a position at or before them from which a
+        search back for a kept line may go on: every line between is removed. Lines removed
+        one at a time, in order, each searched back over all the ones removed before it
+        (8,000 removals: a second of the emulator's time); with these hops each line is passed
+        once. Valid while the top level's positions hold: until a line is added or the removed
+        ones are dropped (both change its length), when a new, empty table starts."""
+        layout = (id(self.root), len(self.root))
+        if self._hops is None or self._hops[0] != layout:
+            self._hops = (layout, {})
+        return self._hops[1]
 
     def _index(self, block: ConfigLine | None) -> _Index:
         if block is None:
