@@ -69,3 +69,23 @@ def test_thousands_of_top_level_lines_and_their_removal(
     assert _running(endpoint, client).replace("\n", "").count("ip route 10.9.") == 0
     assert took < BOUND, f"removing 8,000 top-level lines took {took:.1f} s"
     assert _running(endpoint, client).count("\n!\n!\n") == before.count("\n!\n!\n")
+
+
+def test_thousands_of_unnumbered_access_list_entries(
+        device: tuple[DeviceEndpoint, httpx.Client]) -> None:
+    """Each entry typed without a number takes the next after the highest (10, 20 ...): found
+    once per entry, not by reading the whole list again."""
+    endpoint, client = device
+    entries = [f"permit ip any host 10.{i // 65536}.{i // 256 % 256}.{i % 256}"
+               for i in range(1, LINES + 1)]
+    took = _post(endpoint, client, ["ip access-list extended BIG", *(f" {e}" for e in entries)])
+    running = _running(endpoint, client)
+    after = running.split("ip access-list extended BIG\n", 1)[1].splitlines()
+    block = after[:next(i for i, line in enumerate(after) if not line.startswith(" "))]
+    numbered = [line.split(None, 1) for line in block]
+    assert [int(number) for number, _ in numbered] == list(range(10, 10 * LINES + 1, 10))
+    assert [entry for _, entry in numbered] == entries
+    assert took < BOUND, f"{LINES} unnumbered entries took {took:.1f} s"
+    _post(endpoint, client, ["ip access-list extended BIG", f" no {10 * LINES}",
+                             " deny ip any any"])  # the highest gone: its number is free again
+    assert f" {10 * LINES} deny   ip any any\n" in _running(endpoint, client)  # IOS aligns

@@ -454,7 +454,8 @@ def _apply(grammar: ConfigGrammar, config: RunningConfig, state: ConfigState,
             config.remove_lines([block])  # the apart block held nothing else
         return
     if block is not None and mode.sequence_step and not text.split()[0].isdigit():
-        text = f"{_next_sequence(block, mode.sequence_step)} {text}"
+        step = mode.sequence_step  # after the highest entry (an ACL's 10, 20 ...)
+        text = f"{(config.highest_number(block) // step + 1) * step} {text}"
     stored = grammar.store_form(text)
     for shown in mode.negation_shown:
         if _starts(stored, shown):
@@ -644,12 +645,6 @@ def _legacy_prompt(text: str) -> str | None:
         if lowered.startswith(keyword + " "):
             return prompt
     return None
-
-
-def _next_sequence(block: ConfigLine, step: int) -> int:
-    numbers = [int(w[0]) for w in (c.text.split() for c in block.live_children())
-               if w and w[0].isdigit()]
-    return (max(numbers) // step + 1) * step if numbers else step
 
 
 def _place(config: RunningConfig, block: ConfigLine | None, mode: ModeGrammar, text: str,

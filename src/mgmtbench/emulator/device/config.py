@@ -187,13 +187,16 @@ class _Index:
     list is (8,001 ``ip address ... secondary`` under one interface took minutes when each
     removal searched a list). Each bucket is ordered as the lines were added."""
 
-    __slots__ = ("_by_first", "_by_key", "_by_name", "_by_text")
+    __slots__ = ("_by_first", "_by_key", "_by_name", "_by_text", "_highest")
 
     def __init__(self, lines: list[ConfigLine]) -> None:
         self._by_key: dict[str, _Bucket] = {}
         self._by_name: dict[tuple[str, str], _Bucket] = {}
         self._by_first: dict[str, _Bucket] = {}
         self._by_text: dict[str, _Bucket] = {}
+        # The highest number a live line starts with (an ACL entry's sequence number); None
+        # once the line that had it is gone, until :meth:`highest_number` looks again.
+        self._highest: int | None = 0
         for line in lines:
             if not line.removed:
                 self.add(line)
@@ -207,6 +210,9 @@ class _Index:
         name = _name_key(line.text)
         if name is not None:
             _put(self._by_name, name, line)
+        number = _number(line.text)
+        if number is not None and self._highest is not None and number > self._highest:
+            self._highest = number
 
     def discard(self, line: ConfigLine) -> None:
         _drop(self._by_key, line_key(line.text), line)
@@ -215,6 +221,16 @@ class _Index:
         name = _name_key(line.text)
         if name is not None:
             _drop(self._by_name, name, line)
+        if _number(line.text) == self._highest:
+            self._highest = None
+
+    def highest_number(self) -> int:
+        """The highest number a live line starts with (0: none does): kept as lines come, and
+        looked for again (over the first words) only after the line that had it went."""
+        if self._highest is None:
+            self._highest = max((int(word) for word in self._by_first if word.isdigit()),
+                                default=0)
+        return self._highest
 
     def keyed(self, text: str) -> list[ConfigLine]:
         """Live lines whose :func:`line_key` is ``text``'s."""
@@ -242,6 +258,12 @@ class _Index:
             return []
         return [line for line in _lines(self._by_name.get(name))
                 if _same_interface(text, line.text)]
+
+
+def _number(text: str) -> int | None:
+    """The number ``text`` starts with (``10 permit ip any any``), if it does."""
+    word = text.split(None, 1)[0] if text.strip() else ""
+    return int(word) if word.isdigit() else None
 
 
 def _lines(bucket: _Bucket | None) -> list[ConfigLine]:
@@ -427,6 +449,10 @@ class RunningConfig:
         self._removed += len(lines)
         if self._removed > 1024 and self._removed * 2 > len(self.root):
             self._compact()
+
+    def highest_number(self, block: ConfigLine) -> int:
+        """The highest number a live line of ``block`` starts with (0: none does)."""
+        return self._index(block).highest_number()
 
     def removal_hops(self) -> dict[int, int]:
         """For removed top-level lines (by identity), a position at or before them from which a
