@@ -417,6 +417,11 @@ class Http1Connection(asyncio.Protocol):
         self._release_drain()
         if not self.closed.done():
             self.closed.set_result(None)
+        # This connection and its exchange refer to each other (and to their futures'
+        # callbacks): a cycle that only the garbage collector's rare full pass frees. Let go
+        # of the TLS transport now, so that its SSL object and buffers (~1 MiB for an answer
+        # left unread, all C memory that never prompts a collection) go with the connection.
+        self.transport = None
 
     def pause_writing(self) -> None:
         """The transport's buffer is over its high-water mark: streamed sends wait."""
