@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from mgmtbench.emulator import memtrim
-from mgmtbench.emulator.memtrim import MemoryTrimmer, TrimPolicy, malloc_trim
+from mgmtbench.emulator.memtrim import MemoryTrimmer, TrimPolicy, heap_free, malloc_trim
 from tests.serve_support import Served, serve, tls
 
 
@@ -46,7 +46,8 @@ def trimmer(script: Script, policy: TrimPolicy | None = None) -> MemoryTrimmer:
     # Closed connections as the descriptor count shows them only (the servers' own count of
     # closes is the next test's).
     return MemoryTrimmer(policy or TrimPolicy(min_closed=64, interval=0),
-                         trim=script.trim, count=script.count, closed=lambda: 0)
+                         trim=script.trim, count=script.count, closed=lambda: 0,
+                         free=lambda: 0)
 
 
 def test_a_burst_between_two_looks_is_counted_as_it_closes() -> None:
@@ -55,7 +56,7 @@ def test_a_burst_between_two_looks_is_counted_as_it_closes() -> None:
     script = Script(10, 10, 10, 10)
     closes = [0]
     watcher = MemoryTrimmer(TrimPolicy(min_closed=64, interval=0), trim=script.trim,
-                            count=script.count, closed=lambda: closes[0])
+                            count=script.count, closed=lambda: closes[0], free=lambda: 0)
     assert watcher.poll() is False  # nothing closed yet
     closes[0] = 500
     assert watcher.poll() is True
@@ -83,6 +84,26 @@ def test_never_while_connections_keep_opening_or_closing() -> None:
     assert script.trimmed == 0
     assert watcher.poll() is False  # 20 after 60: still moving
     assert watcher.poll() is True  # 20 twice: settled, 580 closed since the peak
+
+
+def test_memory_freed_by_few_connections_is_trimmed_once_they_settle() -> None:
+    """An HTTP/2 flood on a handful of connections frees megabytes: the heap's growing free
+    bytes decide, once nothing opens or closes; what a trim leaves in the free lists does not
+    count again."""
+    script = Script(10, 12, 12, 12, 12, 12)
+    free = [1 << 20]
+    watcher = MemoryTrimmer(TrimPolicy(min_closed=64, min_freed=4 << 20, interval=0),
+                            trim=script.trim, count=script.count, closed=lambda: 0,
+                            free=lambda: free[0])
+    assert watcher.poll() is False  # two connections opened
+    free[0] = 3 << 20
+    assert watcher.poll() is False  # 2 MiB freed: not worth it
+    free[0] = 6 << 20
+    assert watcher.poll() is True  # 5 MiB freed, nothing moving
+    assert [watcher.poll() for _ in range(2)] == [False, False]  # the same 6 MiB: counted
+    free[0] = 11 << 20
+    assert watcher.poll() is True
+    assert script.trimmed == 2
 
 
 def test_a_few_closed_connections_are_not_worth_a_trim() -> None:
@@ -118,6 +139,16 @@ def test_this_c_library_has_malloc_trim() -> None:
     trim = malloc_trim()
     assert trim is not None
     assert trim() in (0, 1)
+
+
+def test_the_heap_free_bytes_grow_when_memory_is_freed() -> None:
+    free = heap_free()
+    if free is None:
+        pytest.skip("no mallinfo2 here (glibc before 2.33, another C library)")
+    held = [bytearray(100_000) for _ in range(40)]  # under the mmap threshold: in the heap
+    before = free()
+    del held[::2]  # every other one: holes between live blocks, which the heap keeps
+    assert free() - before >= 1_500_000
 
 
 # --- mgmtbench serve --------------------------------------------------------------------------

@@ -23,7 +23,11 @@ have closed and things have settled:
   close (the SSH and HTTPS servers call :func:`connection_closed`) and as the fall of the
   descriptor count from its highest look, whichever is more: from the descriptors alone, a
   burst that opened and closed between two looks was missed (900 connections held for half a
-  second: no trim in 2 of 5 runs, their 38 MiB kept).
+  second: no trim in 2 of 5 runs, their 38 MiB kept);
+- or, with few connections closed, when the heap's free bytes (glibc's ``mallinfo2``) grew by
+  :attr:`TrimPolicy.min_freed` since the last trim, nothing opening or closing and the interval
+  past, as before: a few connections' heavy work frees as much as many connections (an HTTP/2
+  SETTINGS flood on a handful of connections left +7 MiB, all of it given back by one trim).
 
 Where the C library has no ``malloc_trim`` (musl, macOS) nothing runs; that is logged once at
 debug level. glibc's arena count is left as it is: with ``M_ARENA_MAX`` 1 the same three rounds
@@ -52,6 +56,10 @@ class TrimPolicy:
     poll: float = 2.0  # seconds between looks at the open descriptors
     min_closed: int = 64  # descriptors closed since the last trim before another one
     interval: float = 10.0  # seconds between two trims of this process, at least
+    # Or: bytes the C heap holds free (glibc's mallinfo2 fordblks) grown by at least this since
+    # the last trim, though few connections closed: a few connections' heavy work (an HTTP/2
+    # control-frame flood, an 8,000-line configuration and its removal) freed it.
+    min_freed: int = 4 * 1024 * 1024
 
 
 def malloc_trim() -> Callable[[], int] | None:
@@ -67,6 +75,23 @@ def malloc_trim() -> Callable[[], int] | None:
         return None
     trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
     return lambda: int(trim(0))
+
+
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+        "fordblks", "keepcost")]
+
+
+def heap_free() -> Callable[[], int] | None:
+    """glibc's free bytes held in the heap (``mallinfo2().fordblks``), None where there is no
+    ``mallinfo2`` (glibc before 2.33, other C libraries)."""
+    try:
+        info = ctypes.CDLL(None).mallinfo2
+    except (OSError, AttributeError):
+        return None
+    info.argtypes, info.restype = [], _MallInfo2
+    return lambda: int(info().fordblks)
 
 
 def open_descriptors() -> int:
@@ -102,14 +127,17 @@ class MemoryTrimmer:
     def __init__(self, policy: TrimPolicy | None = None, *,
                  trim: Callable[[], int] | None = None,
                  count: Callable[[], int] = open_descriptors,
-                 closed: Callable[[], int] = closed_connections) -> None:
+                 closed: Callable[[], int] = closed_connections,
+                 free: Callable[[], int] | None = None) -> None:
         self.policy = policy or TrimPolicy()
         self._trim = trim if trim is not None else malloc_trim()
         self._count = count
         self._closed = closed
+        self._free = free if free is not None else (heap_free() or (lambda: 0))
         self.trims = 0
         self._last = self._peak = count() if self._trim is not None else 0
         self._closed_before = closed()  # at the last trim (or the start)
+        self._free_before = self._free() if self._trim is not None else 0
 
     @property
     def enabled(self) -> bool:
@@ -124,8 +152,11 @@ class MemoryTrimmer:
         now, last = self._count(), self._last
         self._last, self._peak = now, max(self._peak, now)
         closed = max(self._peak - now, self._closed() - self._closed_before)
-        if now != last or closed < self.policy.min_closed:
-            return False  # still opening or closing, or too few closed to bother
+        if now != last:
+            return False  # still opening or closing
+        freed = self._free() - self._free_before
+        if closed < self.policy.min_closed and freed < self.policy.min_freed:
+            return False  # too few closed, too little freed, to bother
         with _lock:
             started = time.monotonic()
             if started - _last_trim < self.policy.interval:
@@ -133,9 +164,11 @@ class MemoryTrimmer:
             _last_trim = started
         self._trim()
         self.trims += 1
-        self._peak, self._closed_before = now, self._closed()
-        log.debug("gave freed memory back to the system after %d connections closed (%.1f ms)",
-                  closed, (time.monotonic() - started) * 1000)
+        # What the heap holds free after a trim stays counted (its pages are given back, its
+        # chunks stay in the free lists): only what is freed after it counts towards the next.
+        self._peak, self._closed_before, self._free_before = now, self._closed(), self._free()
+        log.debug("gave freed memory back to the system after %d connections closed, %d bytes "
+                  "freed (%.1f ms)", closed, freed, (time.monotonic() - started) * 1000)
         return True
 
     async def run(self) -> None:
