@@ -232,6 +232,12 @@ class _Index:
                                 default=0)
         return self._highest
 
+    def shrink(self) -> None:
+        """Copy each table, and each bucket of several lines, at the size of what it holds
+        (after many lines went)."""
+        self._by_key, self._by_name = _copied(self._by_key), _copied(self._by_name)
+        self._by_first, self._by_text = _copied(self._by_first), _copied(self._by_text)
+
     def keyed(self, text: str) -> list[ConfigLine]:
         """Live lines whose :func:`line_key` is ``text``'s."""
         return _lines(self._by_key.get(line_key(text)))
@@ -258,6 +264,11 @@ class _Index:
             return []
         return [line for line in _lines(self._by_name.get(name))
                 if _same_interface(text, line.text)]
+
+
+def _copied(table: dict[_K, _Bucket]) -> dict[_K, _Bucket]:
+    return {key: dict(bucket) if isinstance(bucket, dict) else bucket
+            for key, bucket in table.items()}
 
 
 def _number(text: str) -> int | None:
@@ -422,8 +433,7 @@ class RunningConfig:
             line.removed = True
             self.size -= _bytes(line)
         self._removed += len(doomed)
-        if self._removed > 1024 and self._removed * 2 > len(self.root):
-            self._compact()
+        self._compact_if_due()
 
     def append(self, text: str, block: ConfigLine) -> ConfigLine:
         """Add ``text`` at the end of ``block`` even if a line with its key is there
@@ -447,8 +457,7 @@ class RunningConfig:
             self.size -= _bytes(line)
         self.version += 1
         self._removed += len(lines)
-        if self._removed > 1024 and self._removed * 2 > len(self.root):
-            self._compact()
+        self._compact_if_due()
 
     def highest_number(self, block: ConfigLine) -> int:
         """The highest number a live line of ``block`` starts with (0: none does)."""
@@ -475,6 +484,15 @@ class RunningConfig:
             block._index = _Index(block.children)
         return block._index
 
+    def _compact_if_due(self) -> None:
+        """Compact once removed lines are over 64 and a quarter of the top level: each
+        compaction (a pass over every line) follows as many removals as a quarter of the lines
+        it passes, so removals stay linear, and a flood of lines added then removed leaves at
+        most 64 or a third of what is left behind, not 1,024 (each of which kept its line, its
+        text and the small-object arena they sat in)."""
+        if self._removed > 64 and self._removed * 4 > len(self.root):
+            self._compact()
+
     def _compact(self) -> None:
         """Drop removed lines from every list (the positions kept per kind go with them)."""
         def keep(lines: list[ConfigLine]) -> list[ConfigLine]:
@@ -487,9 +505,13 @@ class RunningConfig:
         self.root[:] = keep(self.root)
         self._last_of_kind = None
         self._removed = 0
-        # A dict keeps the table it grew to when its keys go: the top level's index is made
-        # again, at the size of what is left (8,000 lines added and removed held 4 such tables)
-        self._root_index = None
+        # A dict keeps the table it grew to when its keys go (8,000 lines added and removed
+        # held four such tables): the index's tables are copied at the size of what is left,
+        # with the same keys (new key strings made now would pin the small-object arenas of
+        # whatever made the lines, which are freed otherwise).
+        if self._root_index is not None:
+            self._root_index.shrink()
+        self._hops = None
 
     def _last_position(self, kind: str) -> int | None:
         """The position in :attr:`root` of the last live line of ``kind``.
