@@ -36,10 +36,35 @@ class Served:
         return self.rss_kib()
 
 
+def _free(port: int) -> bool:
+    """Whether nobody holds ``port`` on loopback, TCP or UDP (HTTP/3 takes the HTTPS number)."""
+    for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
+        with socket.socket(socket.AF_INET, kind) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                return False
+    return True
+
+
+def _port_runs(count: int) -> tuple[int, int]:
+    """Two disjoint runs of ``count`` free ports: ``serve --devices N`` puts device i on the
+    SSH and HTTPS ports + i, and two single free ports could overlap there (device 1's SSH
+    port was device 0's HTTPS port once: "already in use")."""
+    for _ in range(100):
+        first, second = free_port(), free_port()
+        runs = range(first, first + count), range(second, second + count)
+        if not set(runs[0]) & set(runs[1]) and all(_free(p) for run in runs for p in run):
+            return first, second
+    raise AssertionError(f"no two free runs of {count} ports on loopback")
+
+
 @contextmanager
 def serve(tmp_path: Path, *flags: str, open_files: int | None = None) -> Iterator[Served]:
-    """``mgmtbench serve`` on two free loopback ports (``open_files``: its RLIMIT_NOFILE)."""
-    ssh_port, https_port = free_port(), free_port()
+    """``mgmtbench serve`` on free loopback ports, a run of them per port kind with
+    ``--devices N`` (``open_files``: its RLIMIT_NOFILE)."""
+    devices = int(flags[flags.index("--devices") + 1]) if "--devices" in flags else 1
+    ssh_port, https_port = _port_runs(devices)
     # NETCONF and gNMI on free ports too unless the caller chose them: their defaults (8300,
     # 9339) are one port for every ``serve`` on the machine (one held 8300 in a CI run, and two
     # tests could not start their device).
