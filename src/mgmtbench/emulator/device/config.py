@@ -228,7 +228,7 @@ class _Index:
         """The highest number a live line starts with (0: none does): kept as lines come, and
         looked for again (over the first words) only after the line that had it went."""
         if self._highest is None:
-            self._highest = max((int(word) for word in self._by_first if word.isdigit()),
+            self._highest = max((int(word) for word in self._by_first if word.isdecimal()),
                                 default=0)
         return self._highest
 
@@ -274,7 +274,7 @@ def _copied(table: dict[_K, _Bucket]) -> dict[_K, _Bucket]:
 def _number(text: str) -> int | None:
     """The number ``text`` starts with (``10 permit ip any any``), if it does."""
     word = text.split(None, 1)[0] if text.strip() else ""
-    return int(word) if word.isdigit() else None
+    return int(word) if word.isdecimal() else None  # isdigit() takes "²", which int() refuses
 
 
 def _lines(bucket: _Bucket | None) -> list[ConfigLine]:
