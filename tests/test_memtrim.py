@@ -9,8 +9,10 @@ measured; without the trim it stayed where they had taken it, +38 MiB)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import socket
 import time
+import weakref
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -104,6 +106,43 @@ def test_memory_freed_by_few_connections_is_trimmed_once_they_settle() -> None:
     free[0] = 11 << 20
     assert watcher.poll() is True
     assert script.trimmed == 2
+
+
+class _Cycle:
+    """An object in a reference cycle, as a closed connection's protocol objects are."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_with_collect_cycles_are_freed_before_the_trim() -> None:
+    """``collect``: garbage held only by a cycle is gone when the trim runs (the automatic
+    collector switched off, as between CPython's rare full collections); without it, not."""
+    assert [_freed_before_the_trim(collect) for collect in (True, False)] == [True, False]
+
+
+def _freed_before_the_trim(collect: bool) -> bool:
+    ref = _cycle_ref()
+    seen: list[bool] = []
+
+    def trim() -> int:
+        seen.append(ref() is None)
+        return 1
+
+    script = Script(100, 10, 10)
+    watcher = MemoryTrimmer(TrimPolicy(min_closed=64, interval=0, collect=collect),
+                            count=script.count, closed=lambda: 0, free=lambda: 0, trim=trim)
+    gc.disable()
+    try:
+        assert [watcher.poll() for _ in range(2)] == [False, True]  # 90 closed, settled
+    finally:
+        gc.enable()
+        gc.collect()
+    return seen == [True]
+
+
+def _cycle_ref() -> weakref.ref[_Cycle]:
+    return weakref.ref(_Cycle())
 
 
 def test_a_few_closed_connections_are_not_worth_a_trim() -> None:

@@ -39,6 +39,7 @@ import json
 import os
 import random
 import socket
+import ssl
 import statistics
 import subprocess
 import sys
@@ -47,8 +48,10 @@ import time
 from pathlib import Path
 
 import asyncssh
+import httpx
 from soakbase import (
     AUTH,
+    PASSWORD,
     USER,
     Attack,
     Server,
@@ -116,6 +119,47 @@ async def warm_up(server: Server, rounds: int = WARM_UP_ROUNDS) -> None:
     await legit(server, scratch, time.monotonic() + 3600, turns=2 * rounds)
     if sum(scratch.legit_failed.values()):
         raise SystemExit(f"the warm-up's legitimate requests failed: {dict(scratch.legit_reasons)}")
+
+
+async def first_use(server: Server) -> None:
+    """Each service the attacks reach, used once as a user would, before the idle size is read.
+    A first use loads what the process then keeps for its life (NETCONF's YANG module list,
+    the SFTP server, HTTP/2's protocol objects, the output filters' expressions): ~3 MiB on
+    this machine, which is not memory a load took. Raises SystemExit if one fails."""
+    lines = [f"ip route 10.255.0.{i} 255.255.255.255 Null0" for i in range(20)]
+    try:
+        async with await ssh_login(server, "127.0.0.1") as conn:
+            result = await conn.run("show running-config | include ^interface", timeout=30)
+            _need(result.exit_status == 0 and "interface" in str(result.stdout), "a filter")
+            writer, reader, _ = await conn.open_session(subsystem="netconf", encoding=None)
+            writer.write(NETCONF_HELLO + b'<rpc message-id="1" xmlns="urn:ietf:params:xml:ns:'
+                         b'netconf:base:1.0"><get-config><source><running/></source>'
+                         b"</get-config></rpc>]]>]]>")
+            await asyncio.wait_for(reader.readuntil(b"]]>]]>"), 30)  # the server's hello
+            reply = await asyncio.wait_for(reader.readuntil(b"]]>]]>"), 30)
+            _need(b"<data" in reply, "NETCONF get-config")
+            writer.close()
+            sftp = await conn.start_sftp_client()
+            async with sftp.open("flash:/soak-first-use.txt", "wb") as out:
+                await out.write(b"first use\n" * 1000)
+            async with sftp.open("flash:/soak-first-use.txt", "rb") as back:
+                _need(len(await back.read()) == 10_000, "an SFTP read")
+            await sftp.remove("flash:/soak-first-use.txt")
+        for body in ("\n".join(lines), "\n".join("no " + line for line in lines)):
+            _need(await https_request(server, post(body), "127.0.0.1") == 200, "a config POST")
+        context = ssl.create_default_context(cafile=server.ca_file)
+        async with httpx.AsyncClient(http2=True, verify=context, auth=(USER, PASSWORD)) as h2:
+            answer = await h2.get(f"https://127.0.0.1:{server.https_port}"
+                                  "/admin/exec/show+version")
+            _need(answer.status_code == 200 and answer.http_version == "HTTP/2", "HTTP/2 GET")
+    except (OSError, asyncssh.Error, TimeoutError, asyncio.IncompleteReadError,
+            httpx.HTTPError) as exc:
+        raise SystemExit(f"the warm-up's first use of each service failed: {exc!r}") from None
+
+
+def _need(ok: bool, what: str) -> None:
+    if not ok:
+        raise SystemExit(f"the warm-up's first use of each service failed: {what}")
 
 
 # --- the hostile mix ------------------------------------------------------------------------
@@ -393,6 +437,10 @@ def main() -> None:
     asyncio.run(warm_up(server))
     time.sleep(2)
     server.sample()
+    legit_idle_kib = server.rss_kib
+    asyncio.run(first_use(server))
+    time.sleep(2)
+    server.sample()
     idle_kib = server.rss_kib
     started = time.monotonic()
     try:
@@ -421,7 +469,8 @@ def main() -> None:
     grown = (server.rss_kib - idle_kib) / idle_kib if idle_kib else float("nan")
     print(f"  attacks: {', '.join(names)}")
     print(f"  server RSS: idle {idle_kib / 1024:.0f} MiB (after {WARM_UP_ROUNDS} untimed rounds of "
-          f"the legitimate client), peak {server.peak_kib / 1024:.0f} MiB, "
+          f"the legitimate client: {legit_idle_kib / 1024:.0f} MiB, then each service used "
+          f"once), peak {server.peak_kib / 1024:.0f} MiB, "
           f"{args.settle:.0f} s after the load {server.rss_kib / 1024:.0f} MiB ({grown:+.0%} of "
           f"idle); its log: {len(log)} lines")
     times = tally.legit_seconds
@@ -450,7 +499,8 @@ def main() -> None:
         args.json.write_text(json.dumps({
             "seconds": seconds, "attacks": names, "serve_flags": args.serve_flags,
             "tried": dict(tally.tried), "crashes": crashes, "tracebacks": tracebacks,
-            "rss_idle_mib": idle_kib / 1024, "rss_peak_mib": server.peak_kib / 1024,
+            "rss_idle_mib": idle_kib / 1024,
+            "rss_legit_idle_mib": legit_idle_kib / 1024, "rss_peak_mib": server.peak_kib / 1024,
             "rss_after_mib": server.rss_kib / 1024, "settle_s": args.settle,
             "legit_operations": legit_total, "legit_failed": failed,
             "legit_p50_ms": percentile(times, 0.5) * 1000, "legit_p99_ms": p99 * 1000,

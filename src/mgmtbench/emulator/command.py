@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import os
 import signal
@@ -15,6 +16,7 @@ from mgmtbench import loopthread
 from mgmtbench.emulator.device.transcripts import available_platforms, check_login_privilege
 from mgmtbench.emulator.guard import RateLimitFilter
 from mgmtbench.emulator.https.tls import USER_AGENT_RULES
+from mgmtbench.emulator.memtrim import TrimPolicy
 from mgmtbench.emulator.options import (
     AUTH_METHODS,
     HOST_KEY_TYPES,
@@ -293,8 +295,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _serve(options: EmulatorOptions) -> int:
-    emulator = Emulator(options)
+    emulator = Emulator(options, trim=TrimPolicy(collect=True))
     await emulator.start()
+    # What exists once the devices are up lives as long as the process: frozen, it is left out
+    # of every full collection, so that the trimmer's collection after a load (and CPython's
+    # own) passes over only what came since (one device: 87,000 objects, 34 ms a collection).
+    gc.collect()
+    gc.freeze()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, emulator.request_stop)

@@ -23,7 +23,7 @@ from mgmtbench.emulator.guard import Descriptors, quiet_loop_errors
 from mgmtbench.emulator.https.accept import ConnectionCaps
 from mgmtbench.emulator.https.server import DeviceApi, serve_https
 from mgmtbench.emulator.https.tls import TlsFiles, check_https, make_tls_files, server_context
-from mgmtbench.emulator.memtrim import MemoryTrimmer
+from mgmtbench.emulator.memtrim import MemoryTrimmer, TrimPolicy
 from mgmtbench.emulator.netconf.channel import netconf_subsystems
 from mgmtbench.emulator.options import HOST_KEY_TYPES, EmulatorOptions
 from mgmtbench.emulator.ssh.exec import Subsystems
@@ -76,9 +76,10 @@ class DeviceEndpoint:
 class Emulator:
     """One or many devices served over SSH and HTTPS on one asyncio loop."""
 
-    def __init__(self, options: EmulatorOptions) -> None:
+    def __init__(self, options: EmulatorOptions, trim: TrimPolicy | None = None) -> None:
         _validate(options)
         self.options = options
+        self._trim_policy = trim
         self.endpoints: list[DeviceEndpoint] = []
         self.host_key: asyncssh.SSHKey | None = None
         self._host_key_pair: asyncssh.SSHKeyPair | None = None
@@ -174,7 +175,7 @@ class Emulator:
                 self._https_task = asyncio.create_task(self._serve_https(api))
                 if self._http3_sockets:
                     self._http3_task = asyncio.create_task(self._serve_http3(api))
-            self._trim_task = asyncio.create_task(MemoryTrimmer().run())
+            self._trim_task = asyncio.create_task(MemoryTrimmer(self._trim_policy).run())
             self._write_known_hosts()
         except BaseException:
             await self.stop()
