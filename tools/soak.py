@@ -84,10 +84,11 @@ async def legit(server: Server, tally: Tally, stop: float, turns: int | None = N
         transport = "ssh" if turn % 2 else "https"
         for attempt in (1, 2):
             tally.tried["legit"] += 1
-            began = time.monotonic()
+            began = login = time.monotonic()
             try:
                 if turn % 2:
                     async with await ssh_login(server, "127.0.0.1") as conn:
+                        login = time.monotonic()
                         result = await asyncio.wait_for(conn.run("show version"), 30)
                         ok = result.exit_status == 0 and "uptime" in str(result.stdout)
                 else:
@@ -102,6 +103,7 @@ async def legit(server: Server, tally: Tally, stop: float, turns: int | None = N
                 tally.legit_ok[transport] += 1
                 tally.legit_seconds.append(time.monotonic() - began)
                 tally.legit_started.append(began)
+                tally.legit_what.append((transport, login - began))
                 break
             tally.legit_reasons[f"{transport} {reason}"] += 1
             if attempt == 1:
@@ -479,6 +481,12 @@ def main() -> None:
           f"p99 {p99 * 1000:.0f} ms, max {max(times, default=float('nan')) * 1000:.0f} ms "
           f"({len(times)} answered); worst 10 s: p99 {window_p99 * 1000:.0f} ms at "
           f"{window_at:.0f} s")
+    slowest = sorted(zip(tally.legit_seconds, tally.legit_started, tally.legit_what,
+                         strict=True), reverse=True)[:3]
+    print("  slowest legitimate operations: " + ", ".join(
+        f"{what} {seconds * 1000:.0f} ms"
+        + (f" (login {login * 1000:.0f} ms)" if what == "ssh" else "")
+        + f" at {at - started:.0f} s" for seconds, at, (what, login) in slowest))
     failed = sum(tally.legit_failed.values())
     rate = failed / legit_total if legit_total else 1.0
     split = ", ".join(

@@ -67,6 +67,8 @@ class Tally:
     legit_reasons: Counter[str] = field(default_factory=Counter)
     legit_seconds: list[float] = field(default_factory=list)  # each successful operation's time
     legit_started: list[float] = field(default_factory=list)  # and when it began (monotonic)
+    # and what it was: its transport and, for SSH, the seconds its login took
+    legit_what: list[tuple[str, float]] = field(default_factory=list)
 
 
 Attack = Callable[[Server, Tally, float], Awaitable[None]]
