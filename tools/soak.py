@@ -54,6 +54,7 @@ from soakbase import (
     PASSWORD,
     USER,
     Attack,
+    LegitOperation,
     Server,
     Tally,
     get,
@@ -101,9 +102,8 @@ async def legit(server: Server, tally: Tally, stop: float, turns: int | None = N
                 ok, reason = False, type(exc).__name__
             if ok:
                 tally.legit_ok[transport] += 1
-                tally.legit_seconds.append(time.monotonic() - began)
-                tally.legit_started.append(began)
-                tally.legit_what.append((transport, login - began))
+                tally.legit_done.append(LegitOperation(time.monotonic() - began, began,
+                                                       transport, login - began))
                 break
             tally.legit_reasons[f"{transport} {reason}"] += 1
             if attempt == 1:
@@ -126,8 +126,8 @@ async def warm_up(server: Server, rounds: int = WARM_UP_ROUNDS) -> None:
 async def first_use(server: Server) -> None:
     """Each service the attacks reach, used once as a user would, before the idle size is read.
     A first use loads what the process then keeps for its life (NETCONF's YANG module list,
-    the SFTP server, HTTP/2's protocol objects, the output filters' expressions): ~3 MiB on
-    this machine, which is not memory a load took. Raises SystemExit if one fails."""
+    the SFTP server, HTTP/2's protocol objects, the output filters' expressions): 1.4-1.5 MiB
+    in the soak on this machine, which is not memory a load took. Raises SystemExit if one fails."""
     lines = [f"ip route 10.255.0.{i} 255.255.255.255 Null0" for i in range(20)]
     try:
         async with await ssh_login(server, "127.0.0.1") as conn:
@@ -382,8 +382,8 @@ def worst_window(tally: Tally, began: float, width: float = 10.0) -> tuple[float
     """The highest p99 of the legitimate client's latency over ``width``-second windows, and
     the window's start (seconds into the run): a stall shows here when the run's p99 hides it."""
     windows: dict[int, list[float]] = {}
-    for start, seconds in zip(tally.legit_started, tally.legit_seconds, strict=True):
-        windows.setdefault(int((start - began) // width), []).append(seconds)
+    for done in tally.legit_done:
+        windows.setdefault(int((done.started - began) // width), []).append(done.seconds)
     if not windows:
         return float("nan"), 0.0
     index, values = max(windows.items(), key=lambda item: percentile(item[1], 0.99))
@@ -475,18 +475,17 @@ def main() -> None:
           f"once), peak {server.peak_kib / 1024:.0f} MiB, "
           f"{args.settle:.0f} s after the load {server.rss_kib / 1024:.0f} MiB ({grown:+.0%} of "
           f"idle); its log: {len(log)} lines")
-    times = tally.legit_seconds
+    times = [done.seconds for done in tally.legit_done]
     p99, (window_p99, window_at) = percentile(times, 0.99), worst_window(tally, started)
     print(f"  legitimate latency: p50 {percentile(times, 0.5) * 1000:.0f} ms, "
           f"p99 {p99 * 1000:.0f} ms, max {max(times, default=float('nan')) * 1000:.0f} ms "
           f"({len(times)} answered); worst 10 s: p99 {window_p99 * 1000:.0f} ms at "
           f"{window_at:.0f} s")
-    slowest = sorted(zip(tally.legit_seconds, tally.legit_started, tally.legit_what,
-                         strict=True), reverse=True)[:3]
+    slowest = sorted(tally.legit_done, reverse=True)[:3]
     print("  slowest legitimate operations: " + ", ".join(
-        f"{what} {seconds * 1000:.0f} ms"
-        + (f" (login {login * 1000:.0f} ms)" if what == "ssh" else "")
-        + f" at {at - started:.0f} s" for seconds, at, (what, login) in slowest))
+        f"{done.transport} {done.seconds * 1000:.0f} ms"
+        + (f" (login {done.login * 1000:.0f} ms)" if done.transport == "ssh" else "")
+        + f" at {done.started - started:.0f} s" for done in slowest))
     failed = sum(tally.legit_failed.values())
     rate = failed / legit_total if legit_total else 1.0
     split = ", ".join(

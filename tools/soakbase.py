@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import asyncssh
 
@@ -57,6 +58,15 @@ class Server:
             self.rss_kib = int(now.group(1))
 
 
+class LegitOperation(NamedTuple):
+    """One successful operation of the legitimate client."""
+
+    seconds: float  # how long it took
+    started: float  # when it began (monotonic)
+    transport: str  # "ssh" or "https"
+    login: float  # seconds its SSH login took (0 over HTTPS)
+
+
 @dataclass
 class Tally:
     tried: Counter[str] = field(default_factory=Counter)
@@ -65,10 +75,7 @@ class Tally:
     legit_failed: Counter[str] = field(default_factory=Counter)  # after one retry
     legit_first_try_failed: Counter[str] = field(default_factory=Counter)
     legit_reasons: Counter[str] = field(default_factory=Counter)
-    legit_seconds: list[float] = field(default_factory=list)  # each successful operation's time
-    legit_started: list[float] = field(default_factory=list)  # and when it began (monotonic)
-    # and what it was: its transport and, for SSH, the seconds its login took
-    legit_what: list[tuple[str, float]] = field(default_factory=list)
+    legit_done: list[LegitOperation] = field(default_factory=list)  # each successful one
 
 
 Attack = Callable[[Server, Tally, float], Awaitable[None]]
