@@ -11,6 +11,7 @@ Everything a caller of mgmtbench catches derives from :class:`MgmtbenchError`::
      +-- LabError                 the lab network could not be built or torn down (netlink, namespaces)
      +-- MissingLibrary           a client adapter's optional library is not installed
      +-- FleetWorkerError         a fleet worker process failed (the worker, not a session)
+     +-- ClusterError             a Dask cluster could not be started or reached, or a shard failed
      +-- ClientError              a client library failed against a device
           +-- AuthenticationFailed    the device refused the credentials
           +-- ConnectionFailed        no connection, or the connection broke
@@ -57,6 +58,11 @@ class MissingLibrary(MgmtbenchError):
 
 class FleetWorkerError(MgmtbenchError):
     """The worker process failed (not a session: the worker itself)."""
+
+
+class ClusterError(MgmtbenchError):
+    """A Dask cluster for a distributed fleet could not be started or reached, or one of its
+    shards failed (its own message says which and why)."""
 
 
 class ClientError(MgmtbenchError):
