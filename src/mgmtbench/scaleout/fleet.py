@@ -172,7 +172,9 @@ def merge(prepared: list[dict[str, Any]], rounds: list[list[dict[str, Any]]]) ->
     return {
         **phases,
         "devices": devices, "shards": len(prepared),
-        "concurrency": sum(p["concurrency"] for p in prepared),
+        # Not "concurrency": that key marks the concurrency benchmark's one-wave rows, which the
+        # report's projection is made from.
+        "fleet_concurrency": sum(p["concurrency"] for p in prepared),
         "session_ms": round(statistics.median(totals) * 1000, 3),
         "makespan_ms": round(makespan * 1000, 3),
         "start_skew_ms": round(max(skews) * 1000, 3),

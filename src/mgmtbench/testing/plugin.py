@@ -39,6 +39,8 @@ from mgmtbench.testing.fixtures import (
     user_keys,
 )
 from mgmtbench.testing.options import add_options, check, generate_matrix, skip_lab_only
+from mgmtbench.testing.scaleout import add_dask_options, generate_dask_matrix
+from mgmtbench.testing.scaleout import dask_cluster as dask_cluster  # fleets on Dask workers
 from mgmtbench.testing.summary import write_summary
 
 __all__ = ["agent_key", "asa", "client_keys", "emulator_for", "endpoint", "fleet_lab_for",
@@ -47,9 +49,10 @@ __all__ = ["agent_key", "asa", "client_keys", "emulator_for", "endpoint", "fleet
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """The ``mgmtbench`` option group (and the edge proxy benchmark's)."""
+    """The ``mgmtbench`` option group (and the edge proxy's and the Dask fleet's)."""
     add_options(parser)
     add_edge_options(parser)
+    add_dask_options(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -61,8 +64,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Parametrise tests that ask for the benchmark matrix."""
+    """Parametrise tests that ask for the benchmark matrix (or the Dask fleet's)."""
     generate_matrix(metafunc)
+    generate_dask_matrix(metafunc)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -18,6 +18,7 @@ def write_summary(terminalreporter: Any, config: pytest.Config) -> None:
     _ratios(terminalreporter, session.benchmarks)
     _mode_table(terminalreporter, session.benchmarks)
     _fleet_table(terminalreporter, session.benchmarks)
+    _dask_table(terminalreporter, session.benchmarks)
     _loss_table(terminalreporter, session.benchmarks)
     _lab_tcp(terminalreporter, session.benchmarks)
 
@@ -160,6 +161,39 @@ def _fleet_table(reporter: Any, benchmarks: list[Any]) -> None:
                 f"{extra['client_peak_rss_mib']:.0f}",
                 "-" if emulator is None else f"{emulator:.0f}%")
         console.print(table)
+
+
+def _dask_table(reporter: Any, benchmarks: list[Any]) -> None:
+    """Fleets on Dask (``benchmarks/test_fleet_dask.py``): one row per client, profile and fleet
+    size: makespan on the shards' clocks, start skew, phases, where the CPU went."""
+    rows = [b for b in benchmarks if not b.has_error and b.stats
+            and b.extra_info.get("experiment") == "fleet-dask"]
+    if not rows:
+        return
+    from rich.table import Table
+
+    from mgmtbench.clients.fleet import PHASES
+
+    console = _console(reporter, 200)
+    reporter.section("fleets on Dask (makespan on the shards' clocks; phases: medians in ms; CPU "
+                     "in s per round, summed over the shards)")
+    table = Table(title=f"{rows[0].extra_info['command']!r} twice per session; cluster "
+                        f"{rows[0].extra_info['cluster']}", title_justify="left")
+    for column in ("client", "profile", "devices", "shards", "at once", "makespan s",
+                   "start skew ms", *PHASES, "client CPU", "emulator CPU", "link CPU",
+                   "sessions/s"):
+        table.add_column(column, justify="left" if column in ("client", "profile") else "right")
+    for bench in sorted(rows, key=lambda b: (b.extra_info["profile"], b.extra_info["devices"],
+                                             b.extra_info["client"])):
+        extra = bench.extra_info
+        table.add_row(extra["client"], extra["profile"], f"{extra['devices']:,}",
+                      str(extra["shards"]), str(extra["fleet_concurrency"]),
+                      f"{extra['makespan_ms'] / 1000:.1f}", f"{extra['start_skew_ms']:.1f}",
+                      *("-" if extra[f"{p}_ms"] is None else f"{extra[f'{p}_ms']:.0f}"
+                        for p in PHASES),
+                      f"{extra['client_cpu_s']:.1f}", f"{extra['emulator_cpu_s']:.1f}",
+                      f"{extra['link_cpu_s']:.1f}", f"{extra['sessions_per_s']:.0f}")
+    console.print(table)
 
 
 def _loss_table(reporter: Any, benchmarks: list[Any]) -> None:
