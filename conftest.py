@@ -21,7 +21,8 @@ pytest_plugins = ["pytester"]
 SERIAL_MODULES = frozenset({
     # Labs: namespaces, links, wire taps, device runtimes, cleanup of what a lab left.
     "test_agent.py", "test_cli.py", "test_docker_runtime.py", "test_edge_docker.py",
-    "test_emulated_vs_real.py", "test_fleet.py", "test_inventory.py", "test_inventory_check.py",
+    "test_emulated_vs_real.py", "test_fleet.py", "test_fleet_dask.py", "test_inventory.py",
+    "test_inventory_check.py",
     "test_inventory_lab.py", "test_lab.py", "test_lab_cleanup.py", "test_lab_failures.py",
     "test_lab_interrupts.py", "test_lab_tcp.py", "test_lab_udp.py", "test_lab_watchdog.py",
     "test_proxy_lab.py",

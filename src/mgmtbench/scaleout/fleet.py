@@ -164,7 +164,7 @@ def merge(prepared: list[dict[str, Any]], rounds: list[list[dict[str, Any]]]) ->
               for s in r["sessions"]]
 
     def per_round(key: str) -> float:  # summed over the shards, median over the rounds
-        return statistics.median(sum(r[key] for r in reports) for reports in rounds)
+        return float(statistics.median(sum(r[key] for r in reports) for reports in rounds))
 
     makespan = statistics.median(makespans)
     client_cpu = per_round("cpu_s")

@@ -26,7 +26,7 @@ START_TIMEOUT = float(os.environ.get("MGMTBENCH_DASK_START_TIMEOUT", "120"))
 WORKER_OPTIONS: dict[str, Any] = {"nthreads": 1, "memory_limit": 0}
 
 
-class NamespaceCluster(distributed.SpecCluster):  # type: ignore[misc]
+class NamespaceCluster(distributed.SpecCluster):
     """A local cluster: the scheduler here, on the hub's host end, and ``workers`` workers, each a
     ``distributed.Worker`` process in a namespace of its own (:class:`NamespaceWorker`)."""
 
@@ -42,7 +42,7 @@ class NamespaceCluster(distributed.SpecCluster):  # type: ignore[misc]
                     "netns": netns, "address": address, "log": self.logs / f"w{number}.log"}}
             scheduler = {"cls": distributed.Scheduler, "options": {
                 "host": SCHEDULER_IP, "port": 0, "dashboard_address": f"{SCHEDULER_IP}:0"}}
-            super().__init__(workers=specs, scheduler=scheduler, name="mgmtbench")
+            super().__init__(workers=specs, scheduler=scheduler, name="mgmtbench")  # type: ignore[no-untyped-call]
         except BaseException:
             self.hub.down()
             raise
@@ -55,13 +55,13 @@ class NamespaceCluster(distributed.SpecCluster):  # type: ignore[misc]
             self.hub.down()
 
 
-class NamespaceWorker(ProcessInterface):  # type: ignore[misc]
+class NamespaceWorker(ProcessInterface):
     """One ``distributed.Worker`` process in network namespace ``netns``, listening on
     ``address``; its output goes to ``log`` (read for its start, quoted when it fails)."""
 
     def __init__(self, scheduler: str, *, name: str, netns: str, address: str,
                  log: Path) -> None:
-        super().__init__(scheduler=scheduler, name=name)
+        super().__init__(scheduler=scheduler, name=name)  # type: ignore[no-untyped-call]
         self.name = name
         self.scheduler_address = scheduler
         self.netns, self.bind, self.log_path = netns, address, log
@@ -84,7 +84,7 @@ class NamespaceWorker(ProcessInterface):  # type: ignore[misc]
                 raise ClusterError(f"Dask worker {self.name} in {self.netns} did not start: "
                                    f"{last[0]}")
             await asyncio.sleep(0.1)
-        await super().start()
+        await super().start()  # type: ignore[no-untyped-call]
 
     async def close(self) -> None:
         """SIGTERM (the worker closes cleanly), SIGKILL after 20 s."""
@@ -95,7 +95,7 @@ class NamespaceWorker(ProcessInterface):  # type: ignore[misc]
             except TimeoutError:
                 self.proc.kill()
                 await self.proc.wait()
-        await super().close()
+        await super().close()  # type: ignore[no-untyped-call]
 
     def _log(self) -> str:
         try:

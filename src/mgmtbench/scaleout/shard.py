@@ -101,8 +101,8 @@ def prepare(spec: ShardSpec) -> dict[str, Any]:
         raise
     return {"shard": spec.number, "host": socket.gethostname(), "pid": os.getpid(),
             "netns": os.readlink("/proc/thread-self/ns/net"), "devices": len(shard.targets),
-            "concurrency": spec.concurrency, "labs": [_lab_info(lab) for lab in shard.labs], "lab_up_s": round(lab_up, 2),
-            "warm_up_s": round(warm_up, 2), "hello": shard.worker.hello,
+            "concurrency": spec.concurrency, "labs": [_lab_info(lab) for lab in shard.labs],
+            "lab_up_s": round(lab_up, 2), "warm_up_s": round(warm_up, 2), "hello": shard.worker.hello,
             "drove": _drove(shard)}
 
 

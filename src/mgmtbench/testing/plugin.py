@@ -39,7 +39,7 @@ from mgmtbench.testing.fixtures import (
     user_keys,
 )
 from mgmtbench.testing.options import add_options, check, generate_matrix, skip_lab_only
-from mgmtbench.testing.scaleout import add_dask_options, generate_dask_matrix
+from mgmtbench.testing.scaleout import add_dask_options, check_dask_options, generate_dask_matrix
 from mgmtbench.testing.scaleout import dask_cluster as dask_cluster  # fleets on Dask workers
 from mgmtbench.testing.summary import write_summary
 
@@ -61,6 +61,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "inventory: a benchmark that also runs against the "
                                        "--inventory hosts (through site_for / fleet_site_for)")
     check(config)
+    check_dask_options(config)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

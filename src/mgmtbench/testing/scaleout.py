@@ -23,7 +23,7 @@ import pytest
 
 from mgmtbench.errors import MgmtbenchError, UsageError
 from mgmtbench.scaleout.options import ClusterOptions
-from mgmtbench.testing.options import split
+from mgmtbench.testing.options import profiles, split
 
 MATRIX = ("fleet_client", "fleet_devices", "fleet_profile")
 
@@ -68,32 +68,53 @@ def cluster_options(config: pytest.Config) -> ClusterOptions:
         ssh_user=option("--dask-ssh-user"))
 
 
+def check_dask_options(config: pytest.Config) -> None:
+    """The options' errors, one line each, before anything is collected."""
+    try:
+        cluster_options(config).check()
+    except UsageError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    _sizes(config)
+    _clients(config)
+    profiles(config, "--dask-profiles")
+    for name in ("--dask-concurrency", "--dask-rounds"):
+        if int(config.getoption(name)) < 1:
+            raise pytest.UsageError(f"{name} must be at least 1, not {config.getoption(name)}")
+
+
+def _sizes(config: pytest.Config) -> list[int]:
+    raw = config.getoption("--dask-devices")
+    try:
+        sizes = [int(n) for n in split(raw)]
+    except ValueError:
+        raise pytest.UsageError(f"--dask-devices takes whole numbers, not {raw!r}") from None
+    if not sizes or min(sizes) < 1:
+        raise pytest.UsageError(f"--dask-devices takes whole numbers >= 1, not {raw!r}")
+    return sizes
+
+
+def _clients(config: pytest.Config) -> list[str]:
+    from mgmtbench.clients.fleet import FLEET_RUNNERS
+
+    names = split(config.getoption("--dask-clients"))
+    unknown = [n for n in names if n not in FLEET_RUNNERS]
+    if unknown or not names:
+        raise pytest.UsageError(f"--dask-clients: no fleet runner {(unknown or [''])[0]!r}; "
+                                f"known: {', '.join(FLEET_RUNNERS)}")
+    return names
+
+
 def generate_dask_matrix(metafunc: pytest.Metafunc) -> None:
     """Parametrise a test that asks for ``fleet_client``/``fleet_devices``/``fleet_profile``."""
     wants = set(metafunc.fixturenames) & set(MATRIX)
-    if not wants:
-        return
     config = metafunc.config
     if "fleet_profile" in wants:
-        metafunc.parametrize("fleet_profile", split(config.getoption("--dask-profiles")))
+        metafunc.parametrize("fleet_profile", profiles(config, "--dask-profiles"))
     if "fleet_devices" in wants:
-        raw = config.getoption("--dask-devices")
-        try:
-            sizes = [int(n) for n in split(raw)]
-        except ValueError:
-            raise pytest.UsageError(f"--dask-devices takes whole numbers, not {raw!r}") from None
-        if not sizes or min(sizes) < 1:
-            raise pytest.UsageError(f"--dask-devices takes whole numbers >= 1, not {raw!r}")
+        sizes = _sizes(config)
         metafunc.parametrize("fleet_devices", sizes, ids=[f"{n}dev" for n in sizes])
     if "fleet_client" in wants:
-        from mgmtbench.clients.fleet import FLEET_RUNNERS
-
-        names = split(config.getoption("--dask-clients"))
-        unknown = [n for n in names if n not in FLEET_RUNNERS]
-        if unknown:
-            raise pytest.UsageError(f"--dask-clients: no fleet runner {unknown[0]!r}; known: "
-                                    f"{', '.join(FLEET_RUNNERS)}")
-        metafunc.parametrize("fleet_client", names)
+        metafunc.parametrize("fleet_client", _clients(config))
 
 
 @pytest.fixture(scope="session")

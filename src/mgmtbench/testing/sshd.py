@@ -194,3 +194,38 @@ def ssh_command(host: str, port: int, user: str, key: Path, known_hosts: Path,
         "-o", f"UserKnownHostsFile={known_hosts}", "-o", "StrictHostKeyChecking=yes",
         "-o", "ControlMaster=no", f"{user}@{host}", command,
     ]
+
+
+@contextmanager
+def login_server(folder: Path, authorized_keys: Path) -> Iterator[SshdDevice]:
+    """Run ``sshd`` on a free loopback port as a host's own sshd: public-key login to the current
+    user's shell, running any command (what Dask's ``SSHCluster`` needs to start its scheduler
+    and workers), host key ed25519; ``files`` is ``folder``."""
+    if not os.access(SSHD, os.X_OK):
+        raise UsageError(f"{SSHD} not found: install openssh-server")
+    folder.mkdir(parents=True, exist_ok=True)
+    Path("/run/sshd").mkdir(exist_ok=True)
+    host_key = folder / "ssh_host_ed25519_key"
+    subprocess.run(["ssh-keygen", "-q", *HOST_KEY_TYPES["ed25519"], "-N", "", "-f",
+                    str(host_key)], check=True)
+    port = free_port()
+    config = folder / "sshd_config"
+    config.write_text("\n".join([
+        f"Port {port}", "ListenAddress 127.0.0.1", f"HostKey {host_key}",
+        f"AuthorizedKeysFile {authorized_keys}", "PasswordAuthentication no",
+        "KbdInteractiveAuthentication no", "UsePAM no", "StrictModes no", "PidFile none",
+        "PermitRootLogin prohibit-password", "LogLevel ERROR", "SetEnv SHLVL=1",
+    ]) + "\n")
+    log = folder / "sshd.log"
+    with log.open("wb") as log_file:
+        process = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], stderr=log_file)
+    try:
+        _wait_for_port(port, process, log)
+        public = (folder / f"{host_key.name}.pub").read_text().split()
+        known_hosts = folder / "known_hosts"
+        known_hosts.write_text(f"127.0.0.1 {public[0]} {public[1]}\n"
+                               f"[127.0.0.1]:{port} {public[0]} {public[1]}\n")
+        yield SshdDevice("127.0.0.1", port, getpass.getuser(), known_hosts, log, folder)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

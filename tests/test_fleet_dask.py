@@ -1,0 +1,142 @@
+"""Fleets on Dask: a real 2-worker run (each worker in a namespace of its own with its own lab),
+checked through its merged JSON; the same through Dask's SSHCluster against a real sshd; the
+shard plan and the options' one-line errors."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mgmtbench.errors import ClusterError, UsageError
+from mgmtbench.scaleout.fleet import plan
+from mgmtbench.scaleout.options import ClusterOptions
+from mgmtbench.targets import Login
+
+ROOT = Path(__file__).resolve().parents[1]
+LOGIN = Login("admin", "pw", "en")
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="labs and namespaces need root")
+
+
+def run_benchmark(tmp_path: Path, *options: str) -> dict[str, Any]:
+    out = tmp_path / "run.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", str(ROOT / "benchmarks" / "test_fleet_dask.py"),
+         "-p", "no:cacheprovider", "--rootdir", str(ROOT), "-q", "-s",
+         "--dask-profiles", "regional", "--dask-devices", "30", "--dask-concurrency", "10",
+         "--dask-rounds", "2", *options, f"--benchmark-json={out}"],
+        capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "dashboard http://" in result.stdout
+    [bench] = json.loads(out.read_text())["benchmarks"]
+    info: dict[str, Any] = bench["extra_info"]
+    assert bench["stats"]["rounds"] == 2
+    return info
+
+
+def check_merged(info: dict[str, Any], shards: int) -> None:
+    assert info["experiment"] == "fleet-dask"
+    assert info["devices"] == 30
+    assert info["shards"] == shards
+    assert info["fleet_concurrency"] == 10
+    # Every device's two outputs checked against its own, in each of the two rounds.
+    assert info["checked"] == 2 * 30
+    assert info["start_skew_ms"] >= 0
+    for phase in ("connect_exec_ms", "finish_ms", "exec_again_ms", "read_output_ms"):
+        assert info[phase] > 0
+    # A round at regional: at least one connect (3 RTTs) and two commands, 30 ms each.
+    assert info["makespan_ms"] > 5 * 30
+    assert info["client_cpu_s"] > 0
+    assert info["emulator_cpu_s"] > 0
+    ranges = []
+    for shard in info["shard_results"]:
+        assert shard["devices"] == 15
+        assert shard["checked"] == [15, 15]
+        assert len(shard["start_offset_ms"]) == 2  # every round's start skew, per shard
+        assert min(shard["start_offset_ms"]) >= 0
+        assert shard["waves"] == 3  # 15 devices, 5 at once
+        [lab] = shard["labs"]
+        assert lab["devices"] == 15
+        assert lab["profile"] == "regional"
+        assert 29 < lab["measured_rtt_ms"] < 40
+        assert lab["first"].startswith(f"S{shard['shard'] + 1}L1-")
+        ranges.append(ipaddress.ip_network(lab["subnet"]))
+    # Which shard drove which devices: separate labs, separate address ranges.
+    assert len(set(ranges)) == shards
+
+
+@needs_root
+def test_a_two_worker_fleet_in_separate_namespaces(tmp_path: Path) -> None:
+    info = run_benchmark(tmp_path, "--dask-workers", "2")
+    assert info["cluster"] == "local"
+    assert info["dask_workers"] == 2
+    check_merged(info, 2)
+    namespaces = {s["netns"] for s in info["shard_results"]}
+    assert len(namespaces) == 2
+    assert os.readlink("/proc/self/ns/net") not in namespaces
+    # Nothing left: no worker namespace, no hub, none of the shards' labs.
+    netns = Path("/run/netns")
+    assert not list(netns.glob("mgmtbench-*-dask-*"))
+    for shard in info["shard_results"]:
+        assert not (netns / f"mgmtbench-{shard['labs'][0]['lab']}").exists()
+
+
+@needs_root
+def test_sshcluster_against_a_real_sshd(tmp_path: Path) -> None:
+    from mgmtbench.testing.keys import make_key
+    from mgmtbench.testing.sshd import login_server
+
+    keys = make_key(tmp_path)
+    keys.authorized_keys.write_text(keys.public.read_text())
+    with login_server(tmp_path / "sshd", keys.authorized_keys) as sshd:
+        info = run_benchmark(tmp_path, "--dask-ssh", "127.0.0.1,127.0.0.1,127.0.0.1",
+                             "--dask-ssh-port", str(sshd.port), "--dask-ssh-key",
+                             str(keys.private), "--dask-ssh-known-hosts", str(sshd.known_hosts))
+    assert info["cluster"] == "ssh"
+    assert info["dask_workers"] == 2
+    check_merged(info, 2)
+
+
+def test_plan_shares_devices_and_sessions() -> None:
+    specs = plan(workers=3, client="asyncssh", command="show version", concurrency=10,
+                 login=LOGIN, devices=1001, profile="regional")
+    assert [s.devices for s in specs] == [334, 334, 333]
+    assert [s.concurrency for s in specs] == [4, 3, 3]
+    assert len({s.run for s in specs}) == 1
+    assert [s.number for s in specs] == [0, 1, 2]
+
+
+def test_plan_refuses_what_cannot_be_shared() -> None:
+    with pytest.raises(ClusterError, match="cannot be shared among 3"):
+        plan(workers=3, client="asyncssh", command="x", concurrency=10, login=LOGIN,
+             devices=2, profile="regional")
+    with pytest.raises(ClusterError, match="less than one session per worker"):
+        plan(workers=3, client="asyncssh", command="x", concurrency=2, login=LOGIN,
+             devices=30, profile="regional")
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (ClusterOptions(scheduler="tcp://h:1", ssh=("a", "b")), "not both"),
+    (ClusterOptions(scheduler="h:8786"), "tcp://HOST:PORT"),
+    (ClusterOptions(ssh=("a",)), "at least one worker"),
+    (ClusterOptions(workers=0), "1..200"),
+])
+def test_cluster_options_say_what_is_wrong(options: ClusterOptions, message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        options.check()
+
+
+def test_a_bad_option_is_one_line(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", str(ROOT / "benchmarks" / "test_fleet_dask.py"),
+         "-p", "no:cacheprovider", "--rootdir", str(ROOT), "-q", "--dask-devices", "ten"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert result.returncode == pytest.ExitCode.USAGE_ERROR
+    assert "--dask-devices takes whole numbers" in result.stderr
+    assert "Traceback" not in result.stderr
