@@ -25,6 +25,8 @@ needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="labs and namespaces n
 
 
 def run_benchmark(tmp_path: Path, *options: str) -> dict[str, Any]:
+    """The benchmark on 30 devices, 10 at once, 2 rounds; its one row's extra_info, after
+    ``mgmtbench report`` has read it."""
     out = tmp_path / "run.json"
     result = subprocess.run(
         [sys.executable, "-m", "pytest", str(ROOT / "benchmarks" / "test_fleet_dask.py"),
@@ -34,6 +36,11 @@ def run_benchmark(tmp_path: Path, *options: str) -> dict[str, Any]:
         capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     assert "dashboard http://" in result.stdout
+    from mgmtbench.results.report import write_report
+
+    report = write_report([out], tmp_path / "report").read_text()
+    assert "## Fleets on Dask: regional" in report
+    assert "| asyncssh | 30 | 2 | 10 |" in report
     [bench] = json.loads(out.read_text())["benchmarks"]
     info: dict[str, Any] = bench["extra_info"]
     assert bench["stats"]["rounds"] == 2
