@@ -128,6 +128,34 @@ def fleet(session: nox.Session) -> None:
     )
 
 
+@project_session
+def dask(session: nox.Session) -> None:
+    """Fleets beyond one host (root): 1,000, 5,000 and 10,000 devices on a local Dask cluster of
+    two workers, each in a network namespace of its own with its own labs (asyncssh, 200
+    sessions at once in all, regional), after the concurrency benchmark's asyncssh curve at 50,
+    100 and 200 sessions that the report projects the same fleets from; both saved under
+    .benchmarks/ like ``bench``, the report (measured against projected) in dask-report/.
+
+    About 8 minutes on 2 cores. Extra arguments go to the Dask benchmark's pytest:
+    ``nox -s dask -- --dask-devices 1000 --dask-workers 4``, ``--dask-scheduler tcp://HOST:PORT``
+    (a running cluster), ``--dask-ssh HOST1,HOST2,HOST3`` (Dask's SSHCluster).
+    """
+    use_project(session)
+    started = time.time()
+    common = ("-p", "no:cacheprovider", "--benchmark-autosave",
+              "--benchmark-storage=file://.benchmarks", "--benchmark-columns=median,rounds",
+              "-o", "console_output_style=count")
+    session.run("pytest", "benchmarks/test_concurrency.py", *common, "--clients", "asyncssh",
+                "--concurrency", "50,100,200", "--fleet-profiles", "regional")
+    session.run("pytest", "benchmarks/test_fleet_dask.py", *common, "-s",
+                "--dask-devices", "1000,5000,10000", *session.posargs)
+    saved = sorted((p for p in Path(".benchmarks").glob("*/*.json")
+                    if p.stat().st_mtime >= started), key=lambda p: p.stat().st_mtime)
+    if len(saved) < 2:
+        session.error("the benchmarks saved no runs under .benchmarks/ (every test skipped?)")
+    session.run("mgmtbench", "report", *(str(p) for p in saved[-2:]), "--out", "dask-report")
+
+
 # The published study's (clibench v0.7.0) profiles and command counts.
 STUDY_PROFILES = "local,campus,regional,continental,intercontinental,transpacific"
 STUDY_COMMANDS = "1,5,10,25,50"

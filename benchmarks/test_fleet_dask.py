@@ -10,6 +10,12 @@ at once (a Dask ``Event`` set once all are armed) and each runs its devices in w
 of ``--dask-concurrency``, every session running ``--fleet-command`` twice with the phases of the
 concurrency benchmark, each output checked against its own device's.
 
+With ``--inventory FILE`` the fleet is every host of the inventory (``--sessions-per-device``
+sessions each, ``--limit`` applies), shared among the shards with no labs, each shard pacing its
+waves at its share of ``--inventory-rate`` (time paced is recorded, ``paced_s``); each host's
+answers are checked against its own first (warm-up) answers; a local cluster is then Dask's own
+``LocalCluster`` on this host's network, since its workers must reach the hosts.
+
 Timed (the benchmark's statistics): from the release to the driver holding every shard's report.
 Recorded beside it: the makespan on the shards' own clocks (each corrected by its offset to the
 scheduler's), the start skew, phase medians over every session, client, emulator, link and
@@ -30,9 +36,13 @@ from mgmtbench.scaleout.cluster import Cluster
 from mgmtbench.scaleout.fleet import DistributedFleet, merge, plan
 from mgmtbench.targets import Login
 from mgmtbench.testing import record
+from mgmtbench.testing.options import inventory_options
+
+PLATFORM = "cisco_ios"
 
 
 @pytest.mark.filterwarnings("ignore:Benchmark fixture was not used")
+@pytest.mark.inventory
 def test_fleet_dask(benchmark: BenchmarkFixture, dask_cluster: Cluster,
                     request: pytest.FixtureRequest, login: Login, fleet_client: str,
                     fleet_devices: int, fleet_profile: str) -> None:
@@ -42,9 +52,18 @@ def test_fleet_dask(benchmark: BenchmarkFixture, dask_cluster: Cluster,
         pytest.skip(hint)
     option = request.config.getoption
     command = str(option("--fleet-command"))
+    share: dict[str, Any] = {"devices": fleet_devices, "profile": fleet_profile}
+    site_info: dict[str, Any] = {"target": "lab"}
+    if fleet_profile == "inventory":  # every host, shared among the shards: no labs
+        site = request.getfixturevalue("fleet_site_for")(fleet_profile)
+        reason = site.refused([command])
+        if reason:
+            pytest.skip(reason)
+        share = {"targets": site.targets(fleet_devices, PLATFORM),
+                 "rate": inventory_options(request.config).rate}
+        site_info = site.record_info()
     specs = plan(workers=len(dask_cluster.workers), client=fleet_client, command=command,
-                 concurrency=int(option("--dask-concurrency")), login=login,
-                 devices=fleet_devices, profile=fleet_profile,
+                 concurrency=int(option("--dask-concurrency")), login=login, **share,
                  backend=str(option("--link-backend")), runtime=str(option("--device-runtime")),
                  image=str(option("--device-image")),
                  emulator_processes=int(option("--emulator-processes")))
@@ -63,10 +82,11 @@ def test_fleet_dask(benchmark: BenchmarkFixture, dask_cluster: Cluster,
     labs = [lab for shard in fleet.prepared for lab in shard["labs"]]
     rtts = [lab["measured_rtt_ms"] for lab in labs if lab["measured_rtt_ms"] is not None]
     record(benchmark, "fleet-dask", lab=None, library=cls, **{
-        "client": fleet_client, "profile": fleet_profile, "command": command,
+        **site_info, "client": fleet_client, "profile": fleet_profile, "command": command,
         "how": fleet.prepared[0]["hello"]["how"], "merged": fleet.prepared[0]["hello"]["merged"],
-        "backend": labs[0]["backend"] if labs else None,
-        "measured_rtt_ms": round(statistics.median(rtts), 3) if rtts else None,
+        **({"backend": labs[0]["backend"],
+            "measured_rtt_ms": round(statistics.median(rtts), 3) if rtts else None} if labs
+           else {}),
         "labs": len(labs), **dask_cluster.describe(), **figures})
     print(f"\n{fleet_devices} devices on {len(specs)} shards: makespan "
           f"{figures['makespan_ms'] / 1000:.1f} s, start skew {figures['start_skew_ms']} ms, "

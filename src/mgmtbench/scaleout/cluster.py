@@ -1,8 +1,9 @@
 """Which Dask cluster a distributed fleet runs on, and how it is started and stopped.
 
-- ``local`` (the default, no set-up): :class:`~.local.NamespaceCluster`, a scheduler in this process and
-  ``workers`` worker processes, each in a network namespace of its own (:mod:`.hub`), so each
-  builds its labs on a network of its own, as a worker host would;
+- ``local`` (the default, no set-up): :class:`~.local.NamespaceCluster`, a scheduler in this
+  process and ``workers`` worker processes, each in a network namespace of its own (:mod:`.hub`),
+  so each builds its labs on a network of its own, as a worker host would; for an inventory
+  (nothing to build, devices the host reaches) Dask's own ``LocalCluster`` on loopback;
 - ``scheduler``: an existing cluster at ``tcp://HOST:PORT`` (``--dask-scheduler``), deployed by
   the user with any of Dask's own tools (``dask scheduler``/``dask worker``, dask-kubernetes,
   dask-jobqueue);
@@ -59,10 +60,15 @@ def open_cluster(options: ClusterOptions) -> Iterator[Cluster]:
     logging.getLogger("distributed").setLevel(logging.WARNING)
     cluster: Any = None
     try:
-        if options.kind == "local":
+        if options.kind == "local" and options.isolated:
             from mgmtbench.scaleout.local import NamespaceCluster
 
             cluster = NamespaceCluster(options.workers)
+            client = distributed.Client(cluster)
+        elif options.kind == "local":
+            cluster = distributed.LocalCluster(
+                n_workers=options.workers, threads_per_worker=1, processes=True,
+                host="127.0.0.1", dashboard_address="127.0.0.1:0", memory_limit=0)
             client = distributed.Client(cluster)
         elif options.kind == "ssh":
             cluster = _ssh_cluster(options)

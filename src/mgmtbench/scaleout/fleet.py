@@ -37,9 +37,10 @@ ARM_TIMEOUT = 600.0  # a shard's round task may wait for a worker busy with anot
 
 def plan(*, workers: int, client: str, command: str, concurrency: int, login: Login,
          devices: int = 0, profile: str | None = None, targets: Sequence[Target] = (),
-         **lab: Any) -> list[ShardSpec]:
-    """One shard per worker: ``devices`` lab devices (or ``targets``, an inventory's hosts)
-    and ``concurrency`` sessions at once, split as evenly as they go."""
+         rate: float | None = None, **lab: Any) -> list[ShardSpec]:
+    """One shard per worker: ``devices`` lab devices (or ``targets``, an inventory's hosts,
+    with ``rate`` new sessions per second in all) and ``concurrency`` sessions at once, split as
+    evenly as they go."""
     total = len(targets) or devices
     if total < workers:
         raise ClusterError(f"{total} devices cannot be shared among {workers} Dask workers")
@@ -54,7 +55,8 @@ def plan(*, workers: int, client: str, command: str, concurrency: int, login: Lo
         width = concurrency // workers + (1 if number < concurrency % workers else 0)
         spec = ShardSpec(run=run, number=number, client=client, command=command,
                          concurrency=min(width, share), login=login, **lab)
-        specs.append(replace(spec, targets=tuple(targets[first:first + share])) if targets
+        specs.append(replace(spec, targets=tuple(targets[first:first + share]),
+                             rate=rate / workers if rate else None) if targets
                      else replace(spec, devices=share, profile=profile))
     return specs
 
@@ -183,6 +185,7 @@ def merge(prepared: list[dict[str, Any]], rounds: list[list[dict[str, Any]]]) ->
         "client_cpu_pct": round(100 * client_cpu / makespan, 1),
         "emulator_cpu_s": round(per_round("emulator_cpu_s"), 3),
         "link_cpu_s": round(per_round("link_cpu_s"), 3),
+        "paced_s": round(per_round("paced_s"), 3),
         "coordinator_cpu_s": round(per_round("coordinator_cpu_s"), 3),
         "checked": sum(r["checked"] for reports in rounds for r in reports),
         "shard_results": [_shard(p, [r for reports in rounds for r in reports

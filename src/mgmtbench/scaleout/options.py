@@ -11,7 +11,11 @@ from mgmtbench.errors import UsageError
 @dataclass
 class ClusterOptions:
     """How to get a cluster: a local one of ``workers`` (default), an existing ``scheduler``
-    address, or an ``ssh`` host list (``ssh_port``, ``ssh_key``, ``ssh_known_hosts`` for it)."""
+    address, or an ``ssh`` host list (``ssh_port``, ``ssh_key``, ``ssh_known_hosts`` for it).
+
+    A local cluster's workers each live in a network namespace of their own (``isolated``,
+    the default: each brings up its own labs); without, they are Dask's own ``LocalCluster`` in
+    this host's namespace, which reaches what the host reaches (an inventory's devices)."""
 
     workers: int = 2
     scheduler: str | None = None
@@ -20,6 +24,7 @@ class ClusterOptions:
     ssh_key: Path | None = None
     ssh_known_hosts: Path | None = None
     ssh_user: str | None = None
+    isolated: bool = True
 
     @property
     def kind(self) -> str:

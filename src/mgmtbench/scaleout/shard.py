@@ -25,6 +25,7 @@ from typing import Any
 from mgmtbench.clients.fleet.worker import FleetWorker
 from mgmtbench.lab.usage import usage
 from mgmtbench.targets import Login, Target
+from mgmtbench.targets.safety import Pacer
 from mgmtbench.testing.credentials import credentials
 
 #: Devices per lab a shard brings up (a lab holds up to 1,022: a /22 of 198.18.0.0/16).
@@ -38,7 +39,8 @@ class ShardSpec:
     """One shard's share of a run: what it drives and how (pickled to its worker).
 
     Lab mode: ``devices`` devices of ``profile`` on labs of its own. Inventory mode: ``targets``
-    (its share of the inventory's hosts)."""
+    (its share of the inventory's hosts), paced at ``rate`` new sessions per second (its share of
+    ``--inventory-rate``) before each wave."""
 
     run: str
     number: int
@@ -54,6 +56,7 @@ class ShardSpec:
     image: str | None = None
     emulator_processes: int = 1
     targets: tuple[Target, ...] = ()
+    rate: float | None = None  # inventory: new sessions per second on this shard
 
     @property
     def key(self) -> str:
@@ -70,6 +73,20 @@ class Shard:
     targets: list[Target] = field(default_factory=list)
     expected: list[str] = field(default_factory=list)
     worker: FleetWorker | None = None
+    pacer: Pacer | None = None
+
+    def waves(self) -> list[tuple[list[Target], list[str]]]:
+        """The shard's devices and their expected digests, in waves of its concurrency."""
+        size = self.spec.concurrency
+        return [(self.targets[i:i + size], self.expected[i:i + size])
+                for i in range(0, len(self.targets), size)]
+
+    def run(self, wave: list[Target], expected: list[str]) -> dict[str, Any]:
+        """One wave on the fleet worker, paced first (inventory)."""
+        assert self.worker is not None
+        if self.pacer is not None:
+            self.pacer.wait(len(wave))
+        return self.worker.run(wave, self.spec.command, expected)
 
 
 _SHARDS: dict[str, Shard] = {}
@@ -89,6 +106,7 @@ def prepare(spec: ShardSpec) -> dict[str, Any]:
     try:
         if spec.targets:
             shard.targets = list(spec.targets)
+            shard.pacer = Pacer(spec.rate) if spec.rate else None
         else:
             _bring_up_labs(shard)
         lab_up = time.perf_counter() - start
@@ -128,20 +146,13 @@ def _warm_up(shard: Shard) -> None:
     first answers are the reference of every round after (no oracle knows a real device)."""
     from mgmtbench.testing.sites import first_round_digests
 
-    assert shard.worker is not None
-    spec = shard.spec
     if shard.expected:
-        wave = shard.targets[:spec.concurrency]
-        report = shard.worker.run(wave, spec.command, shard.expected[:len(wave)])
-        _raise_errors(spec, [report])
+        wave, expected = shard.waves()[0]
+        _raise_errors(shard.spec, [shard.run(wave, expected)])
         return
-    reports = [shard.worker.run(wave, spec.command, ["?"] * len(wave))
-               for wave in _waves(shard.targets, spec.concurrency)]
+    shard.expected = ["?"] * len(shard.targets)
+    reports = [shard.run(wave, expected) for wave, expected in shard.waves()]
     shard.expected = [d for report in reports for d in first_round_digests(report)]
-
-
-def _waves(items: list[Any], size: int) -> list[list[Any]]:
-    return [items[i:i + size] for i in range(0, len(items), size)]
 
 
 def run_round(spec: ShardSpec, number: int) -> dict[str, Any]:
@@ -159,10 +170,9 @@ def run_round(spec: ShardSpec, number: int) -> dict[str, Any]:
     released = time.time()  # as early after the barrier as can be: the start skew is measured
     self0 = resource.getrusage(resource.RUSAGE_SELF)
     emulator0, link0 = usage(emulator_pids), usage(link_pids)
+    paced = shard.pacer.waited if shard.pacer else 0.0
     start = time.perf_counter()
-    reports = [shard.worker.run(wave, spec.command, expected) for wave, expected in zip(
-        _waves(shard.targets, spec.concurrency), _waves(shard.expected, spec.concurrency),
-        strict=True)]
+    reports = [shard.run(wave, expected) for wave, expected in shard.waves()]
     wall = time.perf_counter() - start
     emulator, link = usage(emulator_pids) - emulator0, usage(link_pids) - link0
     self1 = resource.getrusage(resource.RUSAGE_SELF)
@@ -172,6 +182,7 @@ def run_round(spec: ShardSpec, number: int) -> dict[str, Any]:
         # The worker's clock and its offset to the scheduler's (scheduler = worker + delay).
         "released": released, "clock_offset_s": get_worker().scheduler_delay,
         "wall": wall, "waves": len(reports), "sessions": sessions,
+        "paced_s": (shard.pacer.waited if shard.pacer else 0.0) - paced,
         "errors": [s["error"] for s in sessions if s["error"]],
         "checked": sum(1 for s in sessions if s["error"] is None),
         "cpu_s": sum(r["cpu_user"] + r["cpu_system"] - r["cpu_sampler"] for r in reports),

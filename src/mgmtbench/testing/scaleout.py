@@ -7,8 +7,11 @@
   ``--dask-ssh-known-hosts``, ``--dask-ssh-user``);
 - the matrix of ``benchmarks/test_fleet_dask.py``: ``--dask-devices`` (fleet sizes, default
   1000) x ``--dask-clients`` (fleet runners, default asyncssh) x ``--dask-profiles`` (default
-  regional); ``--dask-concurrency`` (sessions at once over the whole fleet, shared among the
-  shards, default 200) and ``--dask-rounds`` (default 1). The command is ``--fleet-command``.
+  regional); with ``--inventory`` the fleet is every host (``--sessions-per-device`` sessions
+  each) shared among the workers, at ``--inventory-rate`` in all, and a local cluster is Dask's
+  own ``LocalCluster`` on this host's network (its workers must reach the hosts);
+  ``--dask-concurrency`` (sessions at once over the whole fleet, shared among the shards,
+  default 200) and ``--dask-rounds`` (default 1). The command is ``--fleet-command``.
 
 ``dask_cluster``: the session's :class:`~mgmtbench.scaleout.cluster.Cluster`, started on first
 use and stopped at the session's end; its dashboard's address is printed.
@@ -23,7 +26,7 @@ import pytest
 
 from mgmtbench.errors import MgmtbenchError, UsageError
 from mgmtbench.scaleout.options import ClusterOptions
-from mgmtbench.testing.options import profiles, split
+from mgmtbench.testing.options import inventory, inventory_options, profiles, split
 
 MATRIX = ("fleet_client", "fleet_devices", "fleet_profile")
 
@@ -65,7 +68,7 @@ def cluster_options(config: pytest.Config) -> ClusterOptions:
         workers=int(option("--dask-workers")), scheduler=option("--dask-scheduler"),
         ssh=tuple(split(option("--dask-ssh") or "")), ssh_port=int(option("--dask-ssh-port")),
         ssh_key=Path(key) if key else None, ssh_known_hosts=Path(known) if known else None,
-        ssh_user=option("--dask-ssh-user"))
+        ssh_user=option("--dask-ssh-user"), isolated=inventory(config) is None)
 
 
 def check_dask_options(config: pytest.Config) -> None:
@@ -108,6 +111,12 @@ def generate_dask_matrix(metafunc: pytest.Metafunc) -> None:
     """Parametrise a test that asks for ``fleet_client``/``fleet_devices``/``fleet_profile``."""
     wants = set(metafunc.fixturenames) & set(MATRIX)
     config = metafunc.config
+    found = inventory(config)
+    if found is not None and "fleet_profile" in wants:  # the fleet: every host, each session
+        sessions = len(found.hosts) * inventory_options(config).sessions_per_device
+        metafunc.parametrize("fleet_profile", ["inventory"])
+        metafunc.parametrize("fleet_devices", [sessions], ids=[f"{sessions}sessions"])
+        wants -= {"fleet_profile", "fleet_devices"}
     if "fleet_profile" in wants:
         metafunc.parametrize("fleet_profile", profiles(config, "--dask-profiles"))
     if "fleet_devices" in wants:
@@ -128,7 +137,7 @@ def dask_cluster(request: pytest.FixtureRequest) -> Iterator[object]:
         options.check()
     except UsageError as exc:
         raise pytest.UsageError(str(exc)) from None
-    if options.kind == "local" and not has_net_admin():
+    if options.kind == "local" and options.isolated and not has_net_admin():
         pytest.skip("a local Dask cluster puts each worker in a network namespace: root or "
                     "CAP_NET_ADMIN needed (or give --dask-scheduler / --dask-ssh)")
     try:
