@@ -32,8 +32,10 @@ import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
 from mgmtbench.clients.fleet import fleet_runner
+from mgmtbench.errors import ClusterError
 from mgmtbench.scaleout.cluster import Cluster
 from mgmtbench.scaleout.fleet import DistributedFleet, merge, plan
+from mgmtbench.scaleout.shard import ShardSpec
 from mgmtbench.targets import Login
 from mgmtbench.testing import record
 from mgmtbench.testing.options import inventory_options
@@ -62,33 +64,44 @@ def test_fleet_dask(benchmark: BenchmarkFixture, dask_cluster: Cluster,
         share = {"targets": site.targets(fleet_devices, PLATFORM),
                  "rate": inventory_options(request.config).rate}
         site_info = site.record_info()
-    specs = plan(workers=len(dask_cluster.workers), client=fleet_client, command=command,
-                 concurrency=int(option("--dask-concurrency")), login=login, **share,
-                 backend=str(option("--link-backend")), runtime=str(option("--device-runtime")),
-                 image=str(option("--device-image")),
-                 emulator_processes=int(option("--emulator-processes")))
+    benchmark.group = f"fleet on Dask {fleet_profile}"
+    try:
+        prepared, rounds = _run(benchmark, dask_cluster, request, plan(
+            workers=len(dask_cluster.workers), client=fleet_client, command=command,
+            concurrency=int(option("--dask-concurrency")), login=login, **share,
+            backend=str(option("--link-backend")), runtime=str(option("--device-runtime")),
+            image=str(option("--device-image")),
+            emulator_processes=int(option("--emulator-processes"))))
+    except ClusterError as exc:  # a shard's own failure, or a fleet that cannot be shared
+        pytest.fail(str(exc), pytrace=False)
+    figures = merge(prepared, rounds)
+    labs = [lab for shard in prepared for lab in shard["labs"]]
+    rtts = [lab["measured_rtt_ms"] for lab in labs if lab["measured_rtt_ms"] is not None]
+    record(benchmark, "fleet-dask", lab=None, library=cls, **{
+        **site_info, "client": fleet_client, "profile": fleet_profile, "command": command,
+        "how": prepared[0]["hello"]["how"], "merged": prepared[0]["hello"]["merged"],
+        **({"backend": labs[0]["backend"],
+            "measured_rtt_ms": round(statistics.median(rtts), 3) if rtts else None} if labs
+           else {}),
+        "labs": len(labs), **dask_cluster.describe(), **figures})
+    print(f"\n{fleet_devices} devices on {len(prepared)} shards: makespan "
+          f"{figures['makespan_ms'] / 1000:.1f} s, start skew {figures['start_skew_ms']} ms, "
+          f"client CPU {figures['client_cpu_s']} s, emulator {figures['emulator_cpu_s']} s, "
+          f"link {figures['link_cpu_s']} s")
+
+
+def _run(benchmark: BenchmarkFixture, cluster: Cluster, request: pytest.FixtureRequest,
+         specs: list[ShardSpec]) -> tuple[list[dict[str, Any]], list[list[dict[str, Any]]]]:
+    """The shards prepared, then the timed rounds, each released once every shard is armed;
+    what the shards prepared and each round's reports."""
     rounds: list[list[dict[str, Any]]] = []
     numbers = itertools.count(1)
-    with DistributedFleet(dask_cluster, specs) as fleet:
+    with DistributedFleet(cluster, specs) as fleet:
         def arm() -> tuple[tuple[int], dict[str, Any]]:
             number = next(numbers)
             fleet.arm(number)  # every shard waiting at the barrier: untimed
             return (number,), {}
 
-        benchmark.group = f"fleet on Dask {fleet_profile}"
         benchmark.pedantic(lambda number: rounds.append(fleet.release(number)), setup=arm,
-                           rounds=int(option("--dask-rounds")), iterations=1)
-    figures = merge(fleet.prepared, rounds)
-    labs = [lab for shard in fleet.prepared for lab in shard["labs"]]
-    rtts = [lab["measured_rtt_ms"] for lab in labs if lab["measured_rtt_ms"] is not None]
-    record(benchmark, "fleet-dask", lab=None, library=cls, **{
-        **site_info, "client": fleet_client, "profile": fleet_profile, "command": command,
-        "how": fleet.prepared[0]["hello"]["how"], "merged": fleet.prepared[0]["hello"]["merged"],
-        **({"backend": labs[0]["backend"],
-            "measured_rtt_ms": round(statistics.median(rtts), 3) if rtts else None} if labs
-           else {}),
-        "labs": len(labs), **dask_cluster.describe(), **figures})
-    print(f"\n{fleet_devices} devices on {len(specs)} shards: makespan "
-          f"{figures['makespan_ms'] / 1000:.1f} s, start skew {figures['start_skew_ms']} ms, "
-          f"client CPU {figures['client_cpu_s']} s, emulator {figures['emulator_cpu_s']} s, "
-          f"link {figures['link_cpu_s']} s")
+                           rounds=int(request.config.getoption("--dask-rounds")), iterations=1)
+    return fleet.prepared, rounds

@@ -9,7 +9,8 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,10 @@ import pytest
 
 from mgmtbench.errors import ClusterError, UsageError
 from mgmtbench.lab import LabLike
-from mgmtbench.scaleout.fleet import plan
+from mgmtbench.scaleout.cluster import Cluster, open_cluster
+from mgmtbench.scaleout.fleet import DistributedFleet, plan
 from mgmtbench.scaleout.options import ClusterOptions
+from mgmtbench.scaleout.shard import ShardSpec
 from mgmtbench.targets import Login
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,7 +94,7 @@ def test_a_two_worker_fleet_in_separate_namespaces(tmp_path: Path) -> None:
     assert os.readlink("/proc/self/ns/net") not in namespaces
     # Nothing left: no worker namespace, no hub, none of the shards' labs.
     netns = Path("/run/netns")
-    assert not list(netns.glob("mgmtbench-*-dask-*"))
+    assert not list(netns.glob("mgmtbench-*-dask*"))
     for shard in info["shard_results"]:
         assert not (netns / f"mgmtbench-{shard['labs'][0]['lab']}").exists()
 
@@ -176,3 +179,38 @@ def test_a_bad_option_is_one_line(tmp_path: Path) -> None:
     assert result.returncode == pytest.ExitCode.USAGE_ERROR
     assert "--dask-devices takes whole numbers" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    if os.geteuid() != 0:
+        pytest.skip("a local cluster's namespaces need root")
+    with open_cluster(ClusterOptions(workers=2)) as made:
+        yield made
+
+
+def small_fleet(**overrides: Any) -> list[ShardSpec]:
+    from mgmtbench.testing.credentials import PASSWORD, SECRET, USERNAME
+
+    return plan(**{"workers": 2, "client": "asyncssh", "command": "show version",
+                   "concurrency": 2, "login": Login(USERNAME, PASSWORD, SECRET), "devices": 4,
+                   "profile": "local", **overrides})
+
+
+def test_a_run_closed_at_the_barrier_lets_its_shards_go(cluster: Cluster) -> None:
+    fleet = DistributedFleet(cluster, small_fleet()).__enter__()
+    labs = [lab["lab"] for shard in fleet.prepared for lab in shard["labs"]]
+    fleet.arm(1)  # both shards now wait at round 1's barrier
+    start = time.monotonic()
+    fleet.close()  # never released: told to give up, then taken down
+    assert time.monotonic() - start < 30  # not the barrier's 600 s time-out
+    assert len(labs) == 2
+    for lab in labs:
+        assert not Path(f"/run/netns/mgmtbench-{lab}").exists()
+
+
+def test_a_shard_that_cannot_start_fails_the_run_in_one_line(cluster: Cluster) -> None:
+    specs = small_fleet(client="no-such-client")
+    with pytest.raises(ClusterError, match=r"shard 0 on tcp://\S+ could not be prepared: "
+                                           r".*no-such-client"):
+        DistributedFleet(cluster, specs).__enter__()

@@ -72,13 +72,14 @@ class DistributedFleet:
         self.client = cluster.client
         self.where = {s.number: cluster.workers[s.number] for s in specs}
         self.prepared: list[dict[str, Any]] = []
-        self._round: list[Any] = []
+        self._round: list[tuple[ShardSpec, Any]] = []
         self._released = 0.0
 
     def __enter__(self) -> DistributedFleet:
         futures = [self._submit(shard.prepare, s) for s in self.specs]
         try:
-            self.prepared = self._gather(futures, "could not be prepared")
+            self.prepared = self._gather(list(zip(self.specs, futures, strict=True)),
+                                         "could not be prepared")
         except BaseException:
             self.close()
             raise
@@ -93,11 +94,11 @@ class DistributedFleet:
         (untimed: pytest-benchmark's ``setup``)."""
         from distributed import Queue
 
-        self._round = [self._submit(shard.run_round, s, number) for s in self.specs]
+        self._round = [(s, self._submit(shard.run_round, s, number)) for s in self.specs]
         armed, queue = 0, Queue(f"{self.specs[0].run}-armed-{number}")
         deadline = time.monotonic() + ARM_TIMEOUT
         while armed < len(self.specs):
-            failed = [f for f in self._round if f.status == "error"]
+            failed = [(s, f) for s, f in self._round if f.status == "error"]
             if failed:
                 self._gather(failed, "failed before its start")
             if time.monotonic() > deadline:
@@ -121,20 +122,25 @@ class DistributedFleet:
         return reports
 
     def close(self) -> None:
-        """Every shard's tear-down (labs down, workers stopped), whatever happened before."""
-        for future in self._round:
+        """Every shard's tear-down (labs down, workers stopped), whatever happened before: a
+        shard still waiting at a barrier is told to give up first."""
+        from distributed import Event
+
+        Event(f"{self.specs[0].run}-abort").set()
+        for _, future in self._round:
             future.cancel()
-        futures = [self._submit(shard.finish, s) for s in self.specs]
+        self._round = []
+        futures = [(s, self._submit(shard.finish, s)) for s in self.specs]
         self._gather(futures, "could not be taken down")
 
     def _submit(self, function: Any, spec: ShardSpec, *args: Any) -> Any:
         return self.client.submit(function, spec, *args, workers=[self.where[spec.number]],
                                   allow_other_workers=False, pure=False)
 
-    def _gather(self, futures: list[Any], what: str) -> list[Any]:
+    def _gather(self, futures: list[tuple[ShardSpec, Any]], what: str) -> list[Any]:
         """Every future's result; the first failed shard's error as one ClusterError."""
         results = []
-        for spec, future in zip(self.specs, futures, strict=False):
+        for spec, future in futures:
             try:
                 results.append(future.result())
             except Exception as exc:

@@ -9,7 +9,7 @@
 
 The scheduler listens on the host end (198.19.200.1); each worker reaches it, and the others,
 over the bridge. Every lab a worker brings up is made from its namespace, so its link and routes
-are that worker's alone. All namespaces are named ``mgmtbench-<owner pid>-dask...``: the lab's
+are that worker's alone. All namespaces are named ``mgmtbench-<owner pid>-daskN-...``: the lab's
 clean-up removes them once their owner is gone (``mgmtbench lab clean``), and with the hub goes
 the one interface the host namespace holds (a veth dies with its peer's namespace).
 """
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import itertools
 import os
 
 from pyroute2 import IPRoute
@@ -29,15 +30,17 @@ NETWORK = ipaddress.IPv4Network("198.19.200.0/24")  # in 198.18.0.0/15, above ev
 SCHEDULER_IP = str(NETWORK.network_address + 1)
 FIRST_WORKER = 10
 MAX_WORKERS = 200
+_SERIAL = itertools.count(1)
 
 
 class Hub:
     """The hub namespace, its bridge, the host's end and a namespace per worker."""
 
     def __init__(self) -> None:
-        self.tag = f"{os.getpid()}"
-        self.name = f"{PREFIX}{self.tag}-dask-hub"
-        self.host_if = f"mgbd{os.getpid() % 100000}h"
+        serial = next(_SERIAL)  # two clusters of one process at once get other names
+        self.tag = f"{os.getpid()}-dask{serial}"
+        self.name = f"{PREFIX}{self.tag}-hub"
+        self.host_if = f"mgbd{os.getpid() % 100000}-{serial}"[:15]
         self.workers: list[str] = []
         self._up = False
 
@@ -71,7 +74,7 @@ class Hub:
         number = len(self.workers)
         if number >= MAX_WORKERS:
             raise ValueError(f"a local cluster holds at most {MAX_WORKERS} workers")
-        name = f"{PREFIX}{self.tag}-dask-w{number}"
+        name = f"{PREFIX}{self.tag}-w{number}"
         address = str(NETWORK.network_address + FIRST_WORKER + number)
         create(name)
         self.workers.append(name)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -53,6 +54,7 @@ class NamespaceCluster(distributed.SpecCluster):
             return super().close(timeout=timeout)
         finally:
             self.hub.down()
+            shutil.rmtree(self.logs, ignore_errors=True)
 
 
 class NamespaceWorker(ProcessInterface):

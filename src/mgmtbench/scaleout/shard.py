@@ -32,6 +32,7 @@ from mgmtbench.testing.credentials import credentials
 LAB_DEVICES = 1000
 #: How long a shard waits for the round's barrier before giving up (the driver died).
 BARRIER_TIMEOUT = float(os.environ.get("MGMTBENCH_DASK_BARRIER_TIMEOUT", "600"))
+ABORT_CHECK = 1.0  # how often a shard at the barrier looks whether the run was abandoned
 
 
 @dataclass(frozen=True)
@@ -165,8 +166,14 @@ def run_round(spec: ShardSpec, number: int) -> dict[str, Any]:
     link_pids = [p for lab in shard.labs for p in (lab.process_pids() or [])
                  if p not in emulator_pids]
     Queue(f"{spec.run}-armed-{number}").put(spec.number)
-    if not Event(f"{spec.run}-go-{number}").wait(BARRIER_TIMEOUT):
-        raise TimeoutError(f"shard {spec.number}: no start in {BARRIER_TIMEOUT:.0f} s")
+    go, abort = Event(f"{spec.run}-go-{number}"), Event(f"{spec.run}-abort")
+    waited = 0.0
+    while not go.wait(ABORT_CHECK):
+        waited += ABORT_CHECK
+        if abort.is_set():
+            raise RuntimeError(f"shard {spec.number}: the run was abandoned at the barrier")
+        if waited >= BARRIER_TIMEOUT:
+            raise TimeoutError(f"shard {spec.number}: no start in {BARRIER_TIMEOUT:.0f} s")
     released = time.time()  # as early after the barrier as can be: the start skew is measured
     self0 = resource.getrusage(resource.RUSAGE_SELF)
     emulator0, link0 = usage(emulator_pids), usage(link_pids)
