@@ -20,6 +20,7 @@ from mgmtbench.errors import ClusterError, UsageError
 from mgmtbench.lab import LabLike
 from mgmtbench.scaleout.cluster import Cluster, open_cluster
 from mgmtbench.scaleout.fleet import DistributedFleet, plan
+from mgmtbench.scaleout.hub import NETWORKS
 from mgmtbench.scaleout.options import ClusterOptions
 from mgmtbench.scaleout.shard import ShardSpec
 from mgmtbench.targets import Login
@@ -89,6 +90,9 @@ def test_a_two_worker_fleet_in_separate_namespaces(tmp_path: Path) -> None:
     assert info["cluster"] == "local"
     assert info["dask_workers"] == 2
     check_merged(info, 2)
+    hosts = [s["worker"].removeprefix("tcp://").rpartition(":")[0] for s in info["shard_results"]]
+    assert len(set(hosts)) == 2
+    assert {ipaddress.ip_network(f"{h}/24", strict=False) for h in hosts} <= set(NETWORKS)
     namespaces = {s["netns"] for s in info["shard_results"]}
     assert len(namespaces) == 2
     assert os.readlink("/proc/self/ns/net") not in namespaces
@@ -113,6 +117,9 @@ def test_sshcluster_against_a_real_sshd(tmp_path: Path) -> None:
     assert info["cluster"] == "ssh"
     assert info["dask_workers"] == 2
     check_merged(info, 2)
+    # Scheduler, dashboard and workers on the loopback address named, no other interface.
+    assert info["dask_dashboard"].startswith("http://127.0.0.1:")
+    assert all(s["worker"].startswith("tcp://127.0.0.1:") for s in info["shard_results"])
 
 
 @needs_root
@@ -214,3 +221,16 @@ def test_a_shard_that_cannot_start_fails_the_run_in_one_line(cluster: Cluster) -
     with pytest.raises(ClusterError, match=r"shard 0 on tcp://\S+ could not be prepared: "
                                            r".*no-such-client"):
         DistributedFleet(cluster, specs).__enter__()
+
+
+@needs_root
+def test_two_local_clusters_side_by_side_get_networks_of_their_own() -> None:
+    def where() -> str:
+        return os.readlink("/proc/thread-self/ns/net")
+
+    with open_cluster(ClusterOptions(workers=1)) as one, \
+            open_cluster(ClusterOptions(workers=1)) as two:
+        addresses = [c.client.scheduler.address for c in (one, two)]
+        assert addresses[0].rpartition(".")[0] != addresses[1].rpartition(".")[0]
+        found = {c.client.submit(where, pure=False).result() for c in (one, two)}
+        assert len(found) == 2  # each worker in a namespace of its own

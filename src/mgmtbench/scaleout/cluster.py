@@ -26,6 +26,8 @@ from typing import Any
 from mgmtbench.errors import ClusterError, UsageError
 from mgmtbench.scaleout.options import ClusterOptions
 
+START_TIMEOUT = 120.0
+
 
 def _dask() -> Any:
     try:
@@ -80,6 +82,14 @@ def open_cluster(options: ClusterOptions) -> Iterator[Cluster]:
             cluster.close()
         raise ClusterError(f"no Dask cluster ({options.kind}): {exc}") from exc
     try:
+        expected = {"local": options.workers, "ssh": len(options.ssh) - 1}.get(options.kind)
+        if expected:  # started here: every worker registered with the scheduler, not just up
+            try:
+                client.wait_for_workers(expected, timeout=START_TIMEOUT)
+            except TimeoutError as exc:
+                raise ClusterError(f"only {len(client.scheduler_info()['workers'])} of "
+                                   f"{expected} Dask workers registered in "
+                                   f"{START_TIMEOUT:.0f} s") from exc
         info = client.scheduler_info(n_workers=-1)
         workers = sorted(info["workers"])
         if not workers:
@@ -109,7 +119,10 @@ def _ssh_cluster(options: ClusterOptions) -> Any:
     try:
         return SSHCluster(list(options.ssh), connect_options=connect,
                           worker_options={"nthreads": 1, "memory_limit": 0},
-                          scheduler_options={"port": 0, "dashboard_address": ":0"},
+                          # The scheduler (and its dashboard) on the address the user named
+                          # for its host, not every interface of it.
+                          scheduler_options={"host": options.ssh[0], "port": 0,
+                                             "dashboard_address": f"{options.ssh[0]}:0"},
                           remote_python=sys.executable)
     except Exception as exc:  # asyncssh's and Dask's own errors: one line for the user
         raise ClusterError(f"SSHCluster on {', '.join(options.ssh)} failed: "

@@ -209,7 +209,8 @@ def _shard(prepared: dict[str, Any], mine: list[dict[str, Any]],
         offsets += [round((r["released"] + r["clock_offset_s"] - first) * 1000, 3)
                     for r in reports if r["shard"] == prepared["shard"]]
     return {
-        "shard": prepared["shard"], "host": prepared["host"], "netns": prepared["netns"],
+        "shard": prepared["shard"], "host": prepared["host"], "worker": prepared["worker"],
+        "netns": prepared["netns"],
         "devices": prepared["devices"], "concurrency": prepared["concurrency"],
         "labs": prepared["labs"], "drove": prepared["drove"],
         "lab_up_s": prepared["lab_up_s"], "warm_up_s": prepared["warm_up_s"],

@@ -2,12 +2,13 @@
 
 ::
 
-    host namespace            hub namespace (a bridge)        worker namespaces
-    mgbdNNNNNh 198.19.200.1 <-> up ─┐
-                                    br ── w0 <-> eth0 198.19.200.10   (worker 0, its own labs)
-                                       ── w1 <-> eth0 198.19.200.11   (worker 1, its own labs)
+    host namespace              hub namespace (a bridge)        worker namespaces
+    mgbdNNNNN-S 198.19.200.1 <-> up ─┐
+                                     br ── w0 <-> eth0 198.19.200.10   (worker 0, its own labs)
+                                        ── w1 <-> eth0 198.19.200.11   (worker 1, its own labs)
 
-The scheduler listens on the host end (198.19.200.1); each worker reaches it, and the others,
+(198.19.200.0/24 for the first cluster on the host, the next free /24 up to 198.19.254.0 for
+others.) The scheduler listens on the host end (198.19.200.1); each worker reaches it, and the others,
 over the bridge. Every lab a worker brings up is made from its namespace, so its link and routes
 are that worker's alone. All namespaces are named ``mgmtbench-<owner pid>-daskN-...``: the lab's
 clean-up removes them once their owner is gone (``mgmtbench lab clean``), and with the hub goes
@@ -23,11 +24,14 @@ import os
 
 from pyroute2 import IPRoute
 
+from mgmtbench.errors import LabError
 from mgmtbench.lab.netns import NETNS_DIR, PREFIX, create, in_namespace, link_index
 from mgmtbench.lab.procfs import disable_ipv6
+from mgmtbench.lab.state import registry_lock
 
-NETWORK = ipaddress.IPv4Network("198.19.200.0/24")  # in 198.18.0.0/15, above every lab's /30
-SCHEDULER_IP = str(NETWORK.network_address + 1)
+#: A hub's network: the first 198.19.N.0/24 (N = 200..254: in 198.18.0.0/15, above every lab's
+#: /30) that no address of this host's namespace is in, so clusters run side by side.
+NETWORKS = [ipaddress.IPv4Network(f"198.19.{n}.0/24") for n in range(200, 255)]
 FIRST_WORKER = 10
 MAX_WORKERS = 200
 _SERIAL = itertools.count(1)
@@ -42,10 +46,23 @@ class Hub:
         self.name = f"{PREFIX}{self.tag}-hub"
         self.host_if = f"mgbd{os.getpid() % 100000}-{serial}"[:15]
         self.workers: list[str] = []
+        self.network = NETWORKS[0]
         self._up = False
 
+    @property
+    def scheduler_ip(self) -> str:
+        """The host's end: where the scheduler listens."""
+        return str(self.network.network_address + 1)
+
     def up(self) -> Hub:
-        """The hub namespace with its bridge, and the host's end at :data:`SCHEDULER_IP`."""
+        """The hub namespace with its bridge, and the host's end on a free network (chosen
+        under the labs' registry lock: two clusters starting at once take two)."""
+        with registry_lock():
+            self.network = _free_network()
+            self._build()
+        return self
+
+    def _build(self) -> None:
         create(self.name)
         self._up = True
 
@@ -63,11 +80,11 @@ class Hub:
         in_namespace(self.name, bridge)
         with IPRoute() as ipr:
             index = link_index(ipr, self.host_if)
-            ipr.addr("add", index=index, address=SCHEDULER_IP, prefixlen=NETWORK.prefixlen)
+            ipr.addr("add", index=index, address=self.scheduler_ip,
+                     prefixlen=self.network.prefixlen)
             ipr.link("set", index=index, state="up")
         with contextlib.suppress(OSError):
             disable_ipv6(self.host_if)
-        return self
 
     def add_worker(self) -> tuple[str, str]:
         """A namespace for the next worker, on the bridge: its name and its address."""
@@ -75,7 +92,7 @@ class Hub:
         if number >= MAX_WORKERS:
             raise ValueError(f"a local cluster holds at most {MAX_WORKERS} workers")
         name = f"{PREFIX}{self.tag}-w{number}"
-        address = str(NETWORK.network_address + FIRST_WORKER + number)
+        address = str(self.network.network_address + FIRST_WORKER + number)
         create(name)
         self.workers.append(name)
 
@@ -90,7 +107,7 @@ class Hub:
             with IPRoute() as ipr:
                 lo, eth = link_index(ipr, "lo"), link_index(ipr, "eth0")
                 ipr.link("set", index=lo, state="up")
-                ipr.addr("add", index=eth, address=address, prefixlen=NETWORK.prefixlen)
+                ipr.addr("add", index=eth, address=address, prefixlen=self.network.prefixlen)
                 ipr.link("set", index=eth, state="up")
 
         in_namespace(self.name, plug)
@@ -107,3 +124,12 @@ class Hub:
                     netns.remove(name)
         self.workers.clear()
         self._up = False
+
+
+def _free_network() -> ipaddress.IPv4Network:
+    with IPRoute() as ipr:
+        used = [ipaddress.IPv4Address(a.get_attr("IFA_ADDRESS")) for a in ipr.get_addr(family=2)]
+    for network in NETWORKS:
+        if not any(address in network for address in used):
+            return network
+    raise LabError(f"no free network for a local Dask cluster: {len(NETWORKS)} in use")

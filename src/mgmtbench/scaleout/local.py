@@ -20,7 +20,7 @@ import distributed
 from distributed.deploy.spec import ProcessInterface
 
 from mgmtbench.errors import ClusterError
-from mgmtbench.scaleout.hub import SCHEDULER_IP, Hub
+from mgmtbench.scaleout.hub import Hub
 
 START_TIMEOUT = float(os.environ.get("MGMTBENCH_DASK_START_TIMEOUT", "120"))
 #: Each worker runs one task at a time: a shard's set-up, its rounds and its tear-down in turn.
@@ -41,8 +41,9 @@ class NamespaceCluster(distributed.SpecCluster):
                 netns, address = self.hub.add_worker()
                 specs[f"shard-{number}"] = {"cls": NamespaceWorker, "options": {
                     "netns": netns, "address": address, "log": self.logs / f"w{number}.log"}}
+            host = self.hub.scheduler_ip
             scheduler = {"cls": distributed.Scheduler, "options": {
-                "host": SCHEDULER_IP, "port": 0, "dashboard_address": f"{SCHEDULER_IP}:0"}}
+                "host": host, "port": 0, "dashboard_address": f"{host}:0"}}
             super().__init__(workers=specs, scheduler=scheduler, name="mgmtbench")  # type: ignore[no-untyped-call]
         except BaseException:
             self.hub.down()

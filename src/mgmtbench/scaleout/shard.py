@@ -101,6 +101,8 @@ def _lab_sizes(devices: int) -> list[int]:
 
 def prepare(spec: ShardSpec) -> dict[str, Any]:
     """Bring the shard up (labs, worker process, checked warm-up wave); what it drives."""
+    from distributed import get_worker
+
     shard = Shard(spec)
     _SHARDS[spec.key] = shard
     start = time.perf_counter()
@@ -119,6 +121,7 @@ def prepare(spec: ShardSpec) -> dict[str, Any]:
         finish(spec)
         raise
     return {"shard": spec.number, "host": socket.gethostname(), "pid": os.getpid(),
+            "worker": get_worker().address,
             "netns": os.readlink("/proc/thread-self/ns/net"), "devices": len(shard.targets),
             "concurrency": spec.concurrency, "labs": [_lab_info(lab) for lab in shard.labs],
             "lab_up_s": round(lab_up, 2), "warm_up_s": round(warm_up, 2), "hello": shard.worker.hello,
