@@ -109,9 +109,10 @@ def _has_dashboard(info: dict[str, Any]) -> bool:
 def _ssh_cluster(options: ClusterOptions) -> Any:
     from distributed import SSHCluster
 
-    connect: dict[str, Any] = {"port": options.ssh_port,
-                               "known_hosts": str(options.ssh_known_hosts)
-                               if options.ssh_known_hosts else None}
+    # Host keys checked against ~/.ssh/known_hosts as ssh does, unless a file is given.
+    connect: dict[str, Any] = {"port": options.ssh_port}
+    if options.ssh_known_hosts:
+        connect["known_hosts"] = str(options.ssh_known_hosts)
     if options.ssh_key:
         connect["client_keys"] = [str(options.ssh_key)]
     if options.ssh_user:

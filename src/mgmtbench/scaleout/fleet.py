@@ -17,6 +17,7 @@ clock: how far from "all at once" the barrier held them.
 
 from __future__ import annotations
 
+import logging
 import statistics
 import time
 import uuid
@@ -32,6 +33,7 @@ from mgmtbench.scaleout.cluster import Cluster
 from mgmtbench.scaleout.shard import ShardSpec
 from mgmtbench.targets import Login, Target
 
+log = logging.getLogger("mgmtbench.scaleout")
 ARM_TIMEOUT = 600.0  # a shard's round task may wait for a worker busy with another
 
 
@@ -73,7 +75,6 @@ class DistributedFleet:
         self.where = {s.number: cluster.workers[s.number] for s in specs}
         self.prepared: list[dict[str, Any]] = []
         self._round: list[tuple[ShardSpec, Any]] = []
-        self._released = 0.0
 
     def __enter__(self) -> DistributedFleet:
         futures = [self._submit(shard.prepare, s) for s in self.specs]
@@ -87,7 +88,13 @@ class DistributedFleet:
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
-        self.close()
+        try:
+            self.close()
+        except ClusterError as failed:
+            if exc is None:
+                raise
+            # The run's own failure is the one to report; the tear-down's is logged.
+            log.warning("%s", failed)
 
     def arm(self, number: int) -> None:
         """Round ``number``'s tasks started; returns once every shard waits at the barrier
@@ -115,7 +122,6 @@ class DistributedFleet:
         timed part)."""
         from distributed import Event
 
-        self._released = time.time()
         Event(f"{self.specs[0].run}-go-{number}").set()
         reports = self._gather(self._round, f"failed in round {number}")
         self._round = []

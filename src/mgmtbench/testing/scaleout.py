@@ -46,7 +46,7 @@ def add_dask_options(parser: pytest.Parser) -> None:
     group.addoption("--dask-ssh-port", type=int, default=22, help="--dask-ssh: SSH port")
     group.addoption("--dask-ssh-key", default=None, help="--dask-ssh: private key file")
     group.addoption("--dask-ssh-known-hosts", default=None,
-                    help="--dask-ssh: known_hosts file (default: none checked)")
+                    help="--dask-ssh: known_hosts file (default: ~/.ssh/known_hosts, as ssh)")
     group.addoption("--dask-ssh-user", default=None, help="--dask-ssh: user name")
     group.addoption("--dask-devices", default="1000",
                     help="distributed fleet: comma-separated fleet sizes (default: 1000)")
