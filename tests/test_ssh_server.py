@@ -368,3 +368,38 @@ def test_a_shell_at_privilege_15_needs_no_enable(fresh_emulator: FreshEmulator) 
         assert (await shell.read_until(PROMPT)).rstrip().endswith(b"asa1#")
 
     shell_session(endpoint, script)
+
+
+# --- subsystems ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("subsystem", ["netconf", "no-such-subsystem"])
+def test_a_subsystem_the_device_lacks_is_refused_at_once(asa: DeviceEndpoint,
+                                                         subsystem: str) -> None:
+    """An ASA has no NETCONF: a ``netconf`` request fails at once, as OpenSSH refuses a
+    subsystem it has no ``Subsystem`` line for, instead of opening the CLI for a client that
+    waits for a hello; the connection goes on."""
+    async def go() -> tuple[float, str]:
+        async with ssh_connect(asa) as conn:
+            start = loop.time()
+            with pytest.raises(asyncssh.ChannelOpenError):
+                await conn.open_session(subsystem=subsystem, encoding=None)
+            refused_in = loop.time() - start
+            return refused_in, str((await conn.run("show clock")).stdout)
+
+    loop = asyncio.new_event_loop()
+    refused_in, after = loop.run_until_complete(go())
+    loop.close()
+    assert refused_in < 2
+    assert "UTC" in after or ":" in after
+
+
+def test_netconf_is_served_where_the_platform_has_it(ios: DeviceEndpoint) -> None:
+    async def go() -> bytes:
+        async with ssh_connect(ios) as conn:
+            writer, reader, _ = await conn.open_session(subsystem="netconf", encoding=None)
+            hello = await asyncio.wait_for(reader.readuntil(b"]]>]]>"), 10)
+            writer.close()
+            return hello
+
+    assert b"urn:ietf:params:netconf:base:1.0" in run(go())  # type: ignore[operator]

@@ -39,6 +39,9 @@ Subsystems = Mapping[str, Callable[[], "asyncssh.SSHServerSession[bytes]"]]
 
 #: What a client that went away raises at a write.
 PEER_GONE = (BrokenPipeError, ConnectionError, asyncssh.Error)
+#: The one subsystem an asyncssh process serves (on the device's file system); the server's own
+#: (``netconf``) come in ``subsystems``.
+SFTP_SUBSYSTEM = "sftp"
 
 #: An exec's steps: a pause (seconds) before a command, or a command's reply; the exit status
 #: is the generator's return value.
@@ -127,8 +130,10 @@ class DeviceSession(asyncssh.SSHServerSession[bytes]):
         return self._cli_allowed and bool(self._hand_over().shell_requested())
 
     def subsystem_requested(self, subsystem: str) -> bool:
-        """A subsystem the server was given (``netconf``) takes the channel; any other (SFTP)
-        runs in an asyncssh process."""
+        """A subsystem the server was given (``netconf``) takes the channel; ``sftp`` runs in
+        an asyncssh process; any other is refused at once, as OpenSSH refuses a subsystem it
+        has no ``Subsystem`` line for (a client asking a device without NETCONF for
+        ``netconf`` fails now, instead of waiting for a hello that never comes)."""
         make = self._subsystems.get(subsystem)
         if make is not None:
             assert self._chan is not None
@@ -136,6 +141,9 @@ class DeviceSession(asyncssh.SSHServerSession[bytes]):
             session.connection_made(self._chan)
             self._chan.hand_over(session)
             return True
+        if subsystem != SFTP_SUBSYSTEM:
+            log.info("subsystem request for %s refused: subsystem not found", subsystem[:64])
+            return False
         return self._cli_allowed and bool(self._hand_over().subsystem_requested(subsystem))
 
     def exec_requested(self, command: str) -> bool:
