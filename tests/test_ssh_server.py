@@ -400,6 +400,6 @@ def test_netconf_is_served_where_the_platform_has_it(ios: DeviceEndpoint) -> Non
             writer, reader, _ = await conn.open_session(subsystem="netconf", encoding=None)
             hello = await asyncio.wait_for(reader.readuntil(b"]]>]]>"), 10)
             writer.close()
-            return hello
+            return bytes(hello)
 
     assert b"urn:ietf:params:netconf:base:1.0" in run(go())  # type: ignore[operator]
