@@ -7,6 +7,8 @@
   ``Cryptochecksum:`` (four groups of eight hex digits); then ``N bytes copied in S secs``.
   A copy to ``running-config`` merges the file as typed configuration (refused lines print
   their errors); to ``startup-config`` it saves.
+- ``write memory`` prints the same checksum and ``bytes copied`` line between ``Building
+  configuration...`` and ``[OK]``.
 - ``delete [/noconfirm] [/recursive] PATH`` asks ``Delete filename [NAME]?`` and then
   ``Delete disk0:/PATH? [confirm]``.
 
@@ -35,6 +37,7 @@ from mgmtbench.emulator.cli.fileops import (
     config_commands,
     locate,
     read,
+    running_text,
     save_startup,
     write_file,
 )
@@ -168,7 +171,16 @@ def _delete(session: Session, found: Match[Action]) -> Reply:
     return Reply(ask=Question(f"\nDelete filename [{default}]? ", named))
 
 
+def _write_memory(session: Session, found: Match[Action]) -> Reply:
+    """``write memory`` as the ASA prints it: the configuration's checksum and size around the
+    IOS-style ``Building configuration...`` / ``[OK]``."""
+    text = running_text(session.device)
+    save_startup(session.device)
+    return Reply("Building configuration...\n" + checksum(text) + copied(len(text)) + "[OK]\n")
+
+
 COMMANDS: dict[str, Action] = {
     "copy <line>": _copy,
     "delete <line>": _delete,
+    "write memory": _write_memory,
 }

@@ -817,6 +817,9 @@ def _token(part: str) -> Token:
         return Token(part[1:-1])
     if part.startswith("<"):
         raise TranscriptError(f"unknown argument {part!r} in a configuration grammar")
+    if "=" in part:  # `console=con`: typed as the keyword (or its abbreviation), shown short
+        typed, _, shown = part.partition("=")
+        return Token("kw", text=typed.lower(), shown=shown)
     return Token("kw", text=part.lower(), shown=part)
 
 

@@ -419,6 +419,11 @@ def _term_length(session: Session, found: Match[Action]) -> Reply:
     return Reply(session.device.platform.style.paging_reply.format(value=found.args[-1]))
 
 
+def _no_paging(session: Session, found: Match[Action]) -> Reply:
+    session.term_length = 0
+    return Reply()
+
+
 def _term_width(session: Session, found: Match[Action]) -> Reply:
     session.term_width = int(found.args[-1])
     return Reply(session.device.platform.style.width_reply.format(value=found.args[-1]))
@@ -436,7 +441,7 @@ def _noop(session: Session, found: Match[Action]) -> Reply:
 
 
 def _write_memory(session: Session, found: Match[Action]) -> Reply:
-    return Reply("Building configuration...\n[OK]\n")
+    return Reply(session.device.platform.style.save_reply)
 
 
 def _show_privilege(session: Session, found: Match[Action]) -> Reply:
@@ -612,6 +617,8 @@ def build_trees(platform: Platform, own: Dialect) -> Trees:
         add(pattern, action, user_too=True)
     for pattern in style.paging:  # `terminal length 0` on IOS, `terminal pager 0` on ASA
         add(pattern, _term_length, user_too=True)
+    for pattern in style.no_paging:  # the ASA's `no terminal pager`
+        add(pattern, _no_paging, user_too=True)
     for pattern in style.width:  # `terminal width 511`, Junos's `set cli screen-width 511`
         add(pattern, _term_width, user_too=True)
     for pattern, text in style.replies.items():

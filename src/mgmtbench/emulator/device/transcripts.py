@@ -113,6 +113,11 @@ class PlatformStyle:
     width_reply: str = ""
     #: Commands that only print a fixed text (Junos's ``set cli complete-on-space off``).
     replies: Mapping[str, str] = field(default_factory=dict)
+    #: Commands without an argument that turn paging off (the ASA's ``no terminal pager``).
+    no_paging: tuple[str, ...] = ()
+    #: What saving the configuration prints (``write memory``, ``copy running-config
+    #: startup-config`` where the platform has no file commands of its own).
+    save_reply: str = "Building configuration...\n[OK]\n"
     #: Spaces per level of ``show running-config`` (IOS 1, NX-OS 2, EOS 3).
     config_indent: int = 1
     #: The platform's own configuration commands, from one module (:mod:`.dialects`; "":
@@ -260,6 +265,8 @@ def _load_style(path: Path, name: str) -> PlatformStyle:
             width=tuple(str(c) for c in raw.get("width", ["terminal width <0-512>"])),
             width_reply=str(raw.get("width_reply", "")),
             replies={str(k): str(v) for k, v in raw.get("replies", {}).items()},
+            no_paging=tuple(str(c) for c in raw.get("no_paging", [])),
+            save_reply=str(raw.get("save_reply", "Building configuration...\n[OK]\n")),
             config_indent=int(raw.get("config_indent", 1)),
             dialect=str(raw.get("dialect", "")),
         )
