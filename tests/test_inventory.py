@@ -351,10 +351,10 @@ def test_what_a_live_device_changes_by_itself_is_masked() -> None:
                    count=1, flags=re.M)
     later = (later.replace("via 203.0.113.9, 12w3d", "via 203.0.113.9, 12w4d")
              .replace("31877430512 packets input", "31877501234 packets input")
-             .replace("00:00:35    198.19.1.6", "00:00:31    198.19.1.6")
-             .replace("  11   a4b2.39c1.7d08", "  12   a4b2.39c1.7d08"))
+             .replace("00:00:35    198.19.1.6", "00:00:31    198.19.1.6"))
+    later = re.sub(r"  11   ([0-9a-f]{4}\.[0-9a-f]{4}\.[0-9a-f]{4})", r"  12   \1", later, count=1)
     assert later != first
-    for changed in ("18 minutes", "14:04:02.007", "12w4d", "31877501234", "00:00:31"):
+    for changed in ("18 minutes", "14:04:02.007", "12w4d", "31877501234", "00:00:31", "  12   "):
         assert changed in later, changed
     assert compare_rounds([first, later, first], ios) is None
     assert mask(first, ios) == mask(later, ios)

@@ -9,6 +9,7 @@ All of it is data from the platform folder (``platform.toml``: the ``[ssh]``, ``
 
 from __future__ import annotations
 
+import hashlib
 import re
 import ssl
 from collections.abc import Mapping
@@ -123,6 +124,38 @@ def mac_address(oui: str, digest: str) -> str:
     """A dotted MAC address in ``oui`` (``00a7.42``) from a hex ``digest``."""
     tail = digest[:6].lower()
     return f"{oui}{tail[:2]}.{tail[2:]}"
+
+
+# MAC addresses as transcripts print them: dotted (Cisco, Arista: ``00a7.4201.1a2b``) and colon
+# (Junos: ``00:05:86:71:1a:2b``), split after the OUI (the first three bytes).
+_MAC_DOTTED = re.compile(r"\b([0-9a-fA-F]{4}\.[0-9a-fA-F]{2})([0-9a-fA-F]{2}\.[0-9a-fA-F]{4})\b")
+_MAC_COLON = re.compile(r"(?<![:\w])((?:[0-9a-fA-F]{2}:){2}[0-9a-fA-F]{2}):"
+                        r"((?:[0-9a-fA-F]{2}:){2}[0-9a-fA-F]{2})(?![:\w])")
+
+
+def unique_macs(text: str, key: str) -> str:
+    """``text`` with every unicast MAC address made this device's own: the same OUI (the
+    vendor), the last three bytes from ``key`` (a device's own, such as its base MAC) and the
+    address, so two devices never share one and each address reads the same in every output of
+    one device. Broadcast and multicast addresses (``ffff.ffff.ffff``, ``0100.5e..``) are left
+    as they are, as is the all-zero one."""
+    def tail(oui: str, rest: str, sep: str) -> str | None:
+        hexes = (oui + rest).replace(".", "").replace(":", "")
+        if int(hexes[:2], 16) & 1 or set(hexes) <= {"0"}:  # group bit, or no address
+            return None
+        new = hashlib.sha256(f"{key} {hexes.lower()}".encode()).hexdigest()[:6]
+        new = new.upper() if rest.isupper() else new
+        return f"{new[:2]}.{new[2:]}" if sep == "." else f"{new[:2]}:{new[2:4]}:{new[4:]}"
+
+    def dotted(found: re.Match[str]) -> str:
+        made = tail(found.group(1), found.group(2), ".")
+        return found.group(0) if made is None else found.group(1) + made
+
+    def colon(found: re.Match[str]) -> str:
+        made = tail(found.group(1), found.group(2), ":")
+        return found.group(0) if made is None else f"{found.group(1)}:{made}"
+
+    return _MAC_COLON.sub(colon, _MAC_DOTTED.sub(dotted, text))
 
 
 _IOS_BANNER = re.compile(r"^banner login \^C(.*?)\^C", re.MULTILINE | re.DOTALL)

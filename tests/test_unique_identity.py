@@ -1,0 +1,59 @@
+"""Each emulated device is a device of its own: the MAC addresses its transcripts print are its
+own (two routers of a fleet shared 13 of 17 interface MACs), the same in every output of one
+device, in its vendor's OUI."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from mgmtbench.emulator import Device, DeviceFacts, load_platform
+from mgmtbench.emulator.device.identity import unique_macs
+from mgmtbench.emulator.device.transcripts import available_platforms
+
+MAC = re.compile(r"\b[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}\b"
+                 r"|\b(?:[0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}\b")
+
+
+def macs(platform: str, hostname: str) -> tuple[set[str], dict[str, set[str]]]:
+    """Every MAC address the device prints, and per address the commands that print it."""
+    loaded = load_platform(platform)
+    device = Device(loaded, DeviceFacts.for_hostname(hostname, form=loaded.style.identity.facts),
+                    enable_secret="x")
+    where: dict[str, set[str]] = {}
+    for words in loaded.transcripts:
+        for found in MAC.findall(device.transcript(words)):
+            where.setdefault(found.lower(), set()).add(" ".join(words))
+    return set(where), where
+
+
+@pytest.mark.parametrize("platform", available_platforms())
+def test_two_devices_share_no_mac_address(platform: str) -> None:
+    first, _ = macs(platform, "R1-001")
+    second, _ = macs(platform, "R1-002")
+    assert first
+    assert not first & second
+    # The vendors' prefixes (OUI) stay: the same ones on both devices.
+    def ouis(found: set[str]) -> set[str]:
+        return {m[:7] if "." in m else m[:8] for m in found}
+
+    assert ouis(first) == ouis(second)
+    # One device prints an address the same way wherever it shows it, and again tomorrow.
+    assert macs(platform, "R1-001")[0] == first
+
+
+def test_an_address_shown_by_two_commands_stays_one_address() -> None:
+    _, where = macs("cisco_ios", "R1-001")
+    assert any(len(commands) > 1 for commands in where.values())
+
+
+def test_group_addresses_are_left_as_they_are() -> None:
+    text = "ffff.ffff.ffff 0100.5e00.0001 01:80:c2:00:00:0e 0000.0000.0000 00a7.4201.1a2b"
+    made = unique_macs(text, "key").split()
+    assert made[:4] == text.split()[:4]
+    assert made[4].startswith("00a7.42")
+    assert made[4] != "00a7.4201.1a2b"
+    upper = unique_macs("00:05:86:71:1A:2B", "key")
+    assert upper.startswith("00:05:86:")
+    assert upper[9:] == upper[9:].upper()  # written in the case it was
