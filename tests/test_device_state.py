@@ -14,7 +14,7 @@ import pytest
 from mgmtbench.emulator import CliSession, Device, DeviceFacts, EmulatorThread, load_platform
 from mgmtbench.emulator.cli.session import Mode
 from mgmtbench.emulator.device.clock import boot_offset, clock_spec
-from mgmtbench.emulator.device.identity import unique_macs
+from mgmtbench.emulator.device.identity import made_own
 from mgmtbench.emulator.device.transcripts import render
 from mgmtbench.emulator.oracle import expected_output, same_output, stable_output
 from mgmtbench.testing.shell import configure, ssh_connect
@@ -50,8 +50,9 @@ def test_the_default_configuration_prints_the_transcripts(platform: str) -> None
     device = make_device(platform)
     for command in VIEWS[platform]:
         template = device.platform.transcripts[tuple(command.split())]
-        # Its MAC addresses made the device's own (identity.unique_macs), as every output's.
-        want = render(unique_macs(template, device.facts.mac), device.facts.as_dict())
+        # Its MAC addresses and module serials made the device's own (identity.made_own).
+        want = render(made_own(template, device.facts.mac, device.facts.serial),
+                      device.facts.as_dict())
         assert show(device, command) == want, command
 
 

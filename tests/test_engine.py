@@ -9,7 +9,7 @@ import pytest
 from mgmtbench.emulator import CliSession, Device, DeviceFacts, load_platform
 from mgmtbench.emulator.cli.engine import bulk_output
 from mgmtbench.emulator.cli.session import Mode
-from mgmtbench.emulator.device.identity import unique_macs
+from mgmtbench.emulator.device.identity import made_own
 from mgmtbench.emulator.device.transcripts import available_platforms, render
 from mgmtbench.emulator.oracle import stable_output
 from mgmtbench.errors import TranscriptError
@@ -52,7 +52,7 @@ def test_every_transcript_answers_its_command(platform: str) -> None:
         reply = session.execute(" ".join(words))
         assert reply.ok, words
         # The clock's placeholders as of now; stable forms: the clock ran on in between.
-        want = render(unique_macs(template, device.facts.mac),
+        want = render(made_own(template, device.facts.mac, device.facts.serial),
                       {**device.facts.as_dict(), **device.clock.values()})
         assert stable_output(platform, reply.output) == stable_output(platform, want), words
         assert "{{" not in reply.output

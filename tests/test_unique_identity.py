@@ -1,6 +1,6 @@
 """Each emulated device is a device of its own: the MAC addresses its transcripts print are its
 own (two routers of a fleet shared 13 of 17 interface MACs), the same in every output of one
-device, in its vendor's OUI."""
+device, in its vendor's OUI; so are its modules' serials in a Cisco inventory."""
 
 from __future__ import annotations
 
@@ -57,3 +57,22 @@ def test_group_addresses_are_left_as_they_are() -> None:
     upper = unique_macs("00:05:86:71:1A:2B", "key")
     assert upper.startswith("00:05:86:")
     assert upper[9:] == upper[9:].upper()  # written in the case it was
+
+
+@pytest.mark.parametrize("platform", ["cisco_ios", "cisco_nxos", "cisco_asa"])
+def test_two_devices_share_no_module_serial(platform: str) -> None:
+    loaded = load_platform(platform)
+    serials = []
+    for hostname in ("R1-001", "R1-002"):
+        device = Device(loaded, DeviceFacts.for_hostname(hostname,
+                                                         form=loaded.style.identity.facts),
+                        enable_secret="x")
+        shown = device.transcript(("show", "inventory"))
+        found = {line.split("SN:")[1].strip() for line in shown.splitlines()
+                 if "SN:" in line} - {"", "N/A"}
+        assert device.facts.serial in found  # the chassis's own
+        serials.append(found - {device.facts.serial})  # the modules'
+    assert serials[0]
+    assert not serials[0] & serials[1]
+    # Factory, year and week kept: the same seven first characters.
+    assert sorted(s[:7] for s in serials[0]) == sorted(s[:7] for s in serials[1])

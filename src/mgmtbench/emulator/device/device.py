@@ -14,12 +14,7 @@ from mgmtbench.emulator.device.configstore import ConfigStore
 from mgmtbench.emulator.device.derived import DerivedState
 from mgmtbench.emulator.device.filesystem import DEFAULT_SIZE, DeviceFileSystem
 from mgmtbench.emulator.device.http3 import Http3Counts
-from mgmtbench.emulator.device.identity import (
-    FactsIdentity,
-    mac_address,
-    serial_number,
-    unique_macs,
-)
+from mgmtbench.emulator.device.identity import FactsIdentity, mac_address, made_own, serial_number
 from mgmtbench.emulator.device.transcripts import PLACEHOLDER, CommandWords, Platform, render
 from mgmtbench.emulator.device.windows import WindowLog
 
@@ -142,10 +137,11 @@ class Device:
         """A transcript filled with the device's facts (its clock placeholders left as they are)."""
         text = self._rendered.get(words)
         if text is None:
-            # Every MAC address of the transcript made this device's own (a fleet's devices
-            # share none); the placeholders, its base MAC among them, filled after.
-            text = fill(unique_macs(self.platform.transcripts[words], self.facts.mac),
-                        self.facts.as_dict())
+            # Every MAC address and module serial of the transcript made this device's own (a
+            # fleet's devices share none); the placeholders, its own base MAC and serial among
+            # them, filled after.
+            own = made_own(self.platform.transcripts[words], self.facts.mac, self.facts.serial)
+            text = fill(own, self.facts.as_dict())
             self._rendered[words] = text
             if "{{" in text:
                 self._dynamic[words] = PLACEHOLDER.split(text)

@@ -158,6 +158,32 @@ def unique_macs(text: str, key: str) -> str:
     return _MAC_COLON.sub(colon, _MAC_DOTTED.sub(dotted, text))
 
 
+# A module's serial in Cisco's inventory (``SN: FOC24327ZKD``; the chassis's own is a placeholder).
+_MODULE_SERIAL = re.compile(r"(?<=SN: )([A-Z0-9]{7})([A-Z0-9]{2,})\b")
+_DIGITS, _LETTERS = "0123456789", "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O, as Cisco's
+
+
+def unique_serials(text: str, key: str) -> str:
+    """``text`` with every module serial of a Cisco inventory (``SN: ART2433F1KQ``) made this
+    device's own: the first seven characters (factory, year, week) kept, each one after them a
+    digit for a digit and a letter for a letter, from ``key`` and the serial, so two devices'
+    power supplies and transceivers never share a serial."""
+    def made(found: re.Match[str]) -> str:
+        site, rest = found.group(1), found.group(2)
+        digest = hashlib.sha256(f"{key} {site}{rest}".encode()).digest()
+        out = "".join((_DIGITS if c.isdigit() else _LETTERS)[b % (10 if c.isdigit() else 24)]
+                      for c, b in zip(rest, digest, strict=False))
+        return site + out
+
+    return _MODULE_SERIAL.sub(made, text)
+
+
+def made_own(text: str, mac: str, serial: str) -> str:
+    """``text`` (a transcript) with its MAC addresses and module serials made the device's own
+    (:func:`unique_macs` keyed by its base ``mac``, :func:`unique_serials` by its ``serial``)."""
+    return unique_serials(unique_macs(text, mac), serial)
+
+
 _IOS_BANNER = re.compile(r"^banner login \^C(.*?)\^C", re.MULTILINE | re.DOTALL)
 _LINE_BANNER = re.compile(r"^banner login (.*)$", re.MULTILINE)
 
