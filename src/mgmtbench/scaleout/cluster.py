@@ -18,15 +18,18 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from mgmtbench.errors import ClusterError, UsageError
-from mgmtbench.scaleout.options import ClusterOptions
+from mgmtbench.scaleout.options import WORKER_OPTIONS, ClusterOptions
 
-START_TIMEOUT = 120.0
+#: How long the workers a run started have to register with its scheduler (as long as each
+#: has to start: :data:`mgmtbench.scaleout.local.START_TIMEOUT`).
+START_TIMEOUT = float(os.environ.get("MGMTBENCH_DASK_START_TIMEOUT", "120"))
 
 
 def _dask() -> Any:
@@ -69,8 +72,9 @@ def open_cluster(options: ClusterOptions) -> Iterator[Cluster]:
             client = distributed.Client(cluster)
         elif options.kind == "local":
             cluster = distributed.LocalCluster(
-                n_workers=options.workers, threads_per_worker=1, processes=True,
-                host="127.0.0.1", dashboard_address="127.0.0.1:0", memory_limit=0)
+                n_workers=options.workers, threads_per_worker=WORKER_OPTIONS["nthreads"],
+                processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                memory_limit=WORKER_OPTIONS["memory_limit"])
             client = distributed.Client(cluster)
         elif options.kind == "ssh":
             cluster = _ssh_cluster(options)
@@ -119,7 +123,7 @@ def _ssh_cluster(options: ClusterOptions) -> Any:
         connect["username"] = options.ssh_user
     try:
         return SSHCluster(list(options.ssh), connect_options=connect,
-                          worker_options={"nthreads": 1, "memory_limit": 0},
+                          worker_options=dict(WORKER_OPTIONS),
                           # The scheduler (and its dashboard) on the address the user named
                           # for its host, not every interface of it.
                           scheduler_options={"host": options.ssh[0], "port": 0,

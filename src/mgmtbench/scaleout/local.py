@@ -21,10 +21,9 @@ from distributed.deploy.spec import ProcessInterface
 
 from mgmtbench.errors import ClusterError
 from mgmtbench.scaleout.hub import Hub
+from mgmtbench.scaleout.options import WORKER_OPTIONS
 
 START_TIMEOUT = float(os.environ.get("MGMTBENCH_DASK_START_TIMEOUT", "120"))
-#: Each worker runs one task at a time: a shard's set-up, its rounds and its tear-down in turn.
-WORKER_OPTIONS: dict[str, Any] = {"nthreads": 1, "memory_limit": 0}
 
 
 class NamespaceCluster(distributed.SpecCluster):

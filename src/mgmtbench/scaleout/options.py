@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mgmtbench.errors import UsageError
+
+#: Each worker runs one task at a time (a shard's set-up, its rounds and its tear-down in turn),
+#: and Dask never pauses it for memory: what it holds is the fleet worker's and the labs'.
+WORKER_OPTIONS: dict[str, Any] = {"nthreads": 1, "memory_limit": 0}
 
 
 @dataclass
