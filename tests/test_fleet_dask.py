@@ -234,3 +234,38 @@ def test_two_local_clusters_side_by_side_get_networks_of_their_own() -> None:
         assert addresses[0].rpartition(".")[0] != addresses[1].rpartition(".")[0]
         found = {c.client.submit(where, pure=False).result() for c in (one, two)}
         assert len(found) == 2  # each worker in a namespace of its own
+
+
+@needs_root
+def test_a_killed_run_leaves_nothing_lab_down_cannot_remove(tmp_path: Path) -> None:
+    from mgmtbench.lab.cleanup import clean
+
+    script = tmp_path / "cluster.py"
+    script.write_text(
+        "import time\n"
+        "from mgmtbench.scaleout.cluster import open_cluster\n"
+        "from mgmtbench.scaleout.options import ClusterOptions\n"
+        "with open_cluster(ClusterOptions(workers=2)) as cluster:\n"
+        "    print(cluster.client.scheduler.address, flush=True)\n"
+        "    time.sleep(300)\n")
+    process = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    scheduler = process.stdout.readline().strip()  # in each worker's command line
+    assert scheduler.startswith("tcp://198.19.")
+    mine = f"mgmtbench-{process.pid}-dask"
+    assert len(list(Path("/run/netns").glob(f"{mine}*"))) == 3  # hub and two workers
+    process.kill()  # no clean-up of its own
+    process.wait()
+    process.stdout.close()
+    def workers_left() -> bool:
+        return subprocess.run(["pgrep", "-f", f"dask_spec {scheduler} "], capture_output=True,
+                              check=False).returncode == 0
+
+    deadline = time.monotonic() + 60
+    while workers_left() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not workers_left()  # the workers stop once their scheduler is gone
+    removed = clean().labs
+    assert {name for name in removed if name.startswith(f"{process.pid}-dask")} == {
+        f"{process.pid}-dask1-hub", f"{process.pid}-dask1-w0", f"{process.pid}-dask1-w1"}
+    assert not list(Path("/run/netns").glob(f"{mine}*"))

@@ -11,7 +11,7 @@
 others.) The scheduler listens on the host end (198.19.200.1); each worker reaches it, and the others,
 over the bridge. Every lab a worker brings up is made from its namespace, so its link and routes
 are that worker's alone. All namespaces are named ``mgmtbench-<owner pid>-daskN-...``: the lab's
-clean-up removes them once their owner is gone (``mgmtbench lab clean``), and with the hub goes
+clean-up removes them once their owner is gone (``mgmtbench lab down``), and with the hub goes
 the one interface the host namespace holds (a veth dies with its peer's namespace).
 """
 
