@@ -82,7 +82,10 @@ class DistributedFleet:
             self.prepared = self._gather(list(zip(self.specs, futures, strict=True)),
                                          "could not be prepared")
         except BaseException:
-            self.close()
+            try:
+                self.close()
+            except ClusterError as failed:  # the preparation's failure is the one to report
+                log.warning("%s", failed)
             raise
         return self
 
