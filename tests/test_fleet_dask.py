@@ -1,6 +1,8 @@
 """Fleets on Dask: a real 2-worker run (each worker in a namespace of its own with its own lab),
-checked through its merged JSON; the same through Dask's SSHCluster against a real sshd; the
-shard plan and the options' one-line errors."""
+checked through its merged JSON; the same through Dask's SSHCluster against a real sshd; an
+inventory shared among the workers; a run closed at the barrier, a shard that cannot start, two
+clusters side by side and a killed run (nothing left that `mgmtbench lab down` cannot remove);
+the shard plan and the options' one-line errors."""
 
 from __future__ import annotations
 
