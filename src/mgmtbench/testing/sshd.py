@@ -79,16 +79,10 @@ def openssh_server(folder: Path, authorized_keys: Path, outputs: Mapping[str, st
     bulk-transfer commands (sink, source, scp, sftp) run OpenSSH's programs in ``folder/files``
     (where each of ``file_systems`` names that folder itself), any other command prints
     ``% Invalid input`` and exits 1."""
-    if not os.access(SSHD, os.X_OK):
-        raise UsageError(f"{SSHD} not found: install openssh-server")
     if host_key_type not in HOST_KEY_TYPES:
         raise UsageError(f"host key type {host_key_type!r}: choose one of "
                          f"{', '.join(HOST_KEY_TYPES)}")
     folder.mkdir(parents=True, exist_ok=True)
-    Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege-separation directory
-    host_key = folder / f"ssh_host_{host_key_type}_key"
-    subprocess.run(["ssh-keygen", "-q", *HOST_KEY_TYPES[host_key_type], "-N", "", "-f",
-                    str(host_key)], check=True)
     files = folder / "files"
     files.mkdir(exist_ok=True)
     for name in file_systems:
@@ -97,20 +91,40 @@ def openssh_server(folder: Path, authorized_keys: Path, outputs: Mapping[str, st
     script = folder / "device.sh"
     script.write_text(_device_script(folder, outputs, files, sftp_server))
     script.chmod(0o755)
+    with _sshd(folder, authorized_keys, host_key_type, files, [
+        f"ForceCommand {script}",
+        # The subsystem's command reaches the ForceCommand script as SSH_ORIGINAL_COMMAND.
+        *([f"Subsystem sftp {sftp_server}"] if sftp_server else []),
+        *_sshd_algorithms(algorithms or SshAlgorithms()),
+    ]) as device:
+        yield device
+
+
+@contextmanager
+def _sshd(folder: Path, authorized_keys: Path, host_key_type: str, files: Path,
+          settings: Sequence[str]) -> Iterator[SshdDevice]:
+    """``sshd`` on a free loopback port with its own host key of ``host_key_type``, public-key
+    login as the current user (``authorized_keys``) and ``settings`` beyond the common ones;
+    its configuration checked first (``sshd -t``), stopped on exit."""
+    if not os.access(SSHD, os.X_OK):
+        raise UsageError(f"{SSHD} not found: install openssh-server")
+    folder.mkdir(parents=True, exist_ok=True)
+    Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege-separation directory
+    host_key = folder / f"ssh_host_{host_key_type}_key"
+    subprocess.run(["ssh-keygen", "-q", *HOST_KEY_TYPES[host_key_type], "-N", "", "-f",
+                    str(host_key)], check=True)
     port = free_port()
     config = folder / "sshd_config"
     config.write_text("\n".join([
         f"Port {port}", "ListenAddress 127.0.0.1", f"HostKey {host_key}",
         f"AuthorizedKeysFile {authorized_keys}", "PasswordAuthentication no",
         "KbdInteractiveAuthentication no", "UsePAM no", "StrictModes no", "PidFile none",
-        "PermitRootLogin prohibit-password", f"ForceCommand {script}", "LogLevel ERROR",
-        # sshd runs the ForceCommand with the user's login shell; bash started by sshd reads
+        "PermitRootLogin prohibit-password", "LogLevel ERROR",
+        # bash started by sshd (a login shell, or the one that runs a ForceCommand) reads
         # ~/.bashrc unless it is a nested shell (SHLVL >= 1): a developer's .bashrc (pyenv,
         # conda ...) would add its own time, 0.5 s here, to every session.
         "SetEnv SHLVL=1",
-        # The subsystem's command reaches the ForceCommand script as SSH_ORIGINAL_COMMAND.
-        *([f"Subsystem sftp {sftp_server}"] if sftp_server else []),
-        *_sshd_algorithms(algorithms or SshAlgorithms()),
+        *settings,
     ]) + "\n")
     log = folder / "sshd.log"
     check = subprocess.run([SSHD, "-t", "-f", str(config)], capture_output=True, text=True)
@@ -201,31 +215,5 @@ def login_server(folder: Path, authorized_keys: Path) -> Iterator[SshdDevice]:
     """Run ``sshd`` on a free loopback port as a host's own sshd: public-key login to the current
     user's shell, running any command (what Dask's ``SSHCluster`` needs to start its scheduler
     and workers), host key ed25519; ``files`` is ``folder``."""
-    if not os.access(SSHD, os.X_OK):
-        raise UsageError(f"{SSHD} not found: install openssh-server")
-    folder.mkdir(parents=True, exist_ok=True)
-    Path("/run/sshd").mkdir(exist_ok=True)
-    host_key = folder / "ssh_host_ed25519_key"
-    subprocess.run(["ssh-keygen", "-q", *HOST_KEY_TYPES["ed25519"], "-N", "", "-f",
-                    str(host_key)], check=True)
-    port = free_port()
-    config = folder / "sshd_config"
-    config.write_text("\n".join([
-        f"Port {port}", "ListenAddress 127.0.0.1", f"HostKey {host_key}",
-        f"AuthorizedKeysFile {authorized_keys}", "PasswordAuthentication no",
-        "KbdInteractiveAuthentication no", "UsePAM no", "StrictModes no", "PidFile none",
-        "PermitRootLogin prohibit-password", "LogLevel ERROR", "SetEnv SHLVL=1",
-    ]) + "\n")
-    log = folder / "sshd.log"
-    with log.open("wb") as log_file:
-        process = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], stderr=log_file)
-    try:
-        _wait_for_port(port, process, log)
-        public = (folder / f"{host_key.name}.pub").read_text().split()
-        known_hosts = folder / "known_hosts"
-        known_hosts.write_text(f"127.0.0.1 {public[0]} {public[1]}\n"
-                               f"[127.0.0.1]:{port} {public[0]} {public[1]}\n")
-        yield SshdDevice("127.0.0.1", port, getpass.getuser(), known_hosts, log, folder)
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with _sshd(folder, authorized_keys, "ed25519", folder, []) as device:
+        yield device
