@@ -37,7 +37,6 @@ from mgmtbench.emulator.cli.fileops import (
     config_commands,
     locate,
     read,
-    running_text,
     save_startup,
     write_file,
 )
@@ -174,8 +173,8 @@ def _delete(session: Session, found: Match[Action]) -> Reply:
 def _write_memory(session: Session, found: Match[Action]) -> Reply:
     """``write memory`` as the ASA prints it: the configuration's checksum and size around the
     IOS-style ``Building configuration...`` / ``[OK]``."""
-    text = running_text(session.device)
     save_startup(session.device)
+    text = session.device.saved.startup  # the running configuration, saved
     return Reply("Building configuration...\n" + checksum(text) + copied(len(text)) + "[OK]\n")
 
 

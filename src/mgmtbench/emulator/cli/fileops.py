@@ -49,7 +49,6 @@ _COPY_RATE = 4_000_000
 _COPY_SETUP = 0.020
 _ARCHIVE_MAXIMUM = 10  # `maximum` when the archive block does not set it
 _NOT_ENABLED = " Archive feature not enabled\n"
-_BUILDING = "Building configuration...\n[OK]\n"
 
 
 class Kind(Enum):
@@ -290,7 +289,7 @@ def _operands(found: Match[Action]) -> list[str]:
 
 def _write_memory(session: Session, found: Match[Action]) -> Reply:
     save_startup(session.device)
-    return Reply(_BUILDING)
+    return Reply(session.device.platform.style.save_reply)
 
 
 def _copy(session: Session, found: Match[Action]) -> Reply:
@@ -338,7 +337,7 @@ def _copy_to(session: Session, source: Location, text: str, target: Location) ->
     if target.kind is Kind.STARTUP:
         if source.kind is Kind.RUNNING:  # copy running-config startup-config
             save_startup(device)
-            return Reply(_BUILDING)
+            return Reply(device.platform.style.save_reply)
         device.saved.startup = text
         return Reply(copied(len(text)))
     if target.kind is Kind.FILE:

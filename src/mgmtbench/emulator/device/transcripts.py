@@ -19,6 +19,8 @@ from mgmtbench.emulator.device.identity import PlatformIdentity, load_identity
 from mgmtbench.errors import TranscriptError
 
 PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
+#: What saving the configuration prints unless a platform says otherwise (IOS's words).
+SAVE_REPLY = "Building configuration...\n[OK]\n"
 FACT_NAMES = frozenset({"hostname", "serial", "mac", "mgmt_ip"})
 #: The device clock's placeholders (:mod:`.clock`): ``clock``, ``uptime``, ``restarted`` and the
 #: ``uptime_*`` / ``time_*`` ones a platform declares in ``[clock.placeholders]``.
@@ -117,7 +119,7 @@ class PlatformStyle:
     no_paging: tuple[str, ...] = ()
     #: What saving the configuration prints (``write memory``, ``copy running-config
     #: startup-config`` where the platform has no file commands of its own).
-    save_reply: str = "Building configuration...\n[OK]\n"
+    save_reply: str = SAVE_REPLY
     #: Spaces per level of ``show running-config`` (IOS 1, NX-OS 2, EOS 3).
     config_indent: int = 1
     #: The platform's own configuration commands, from one module (:mod:`.dialects`; "":
@@ -266,7 +268,7 @@ def _load_style(path: Path, name: str) -> PlatformStyle:
             width_reply=str(raw.get("width_reply", "")),
             replies={str(k): str(v) for k, v in raw.get("replies", {}).items()},
             no_paging=tuple(str(c) for c in raw.get("no_paging", [])),
-            save_reply=str(raw.get("save_reply", "Building configuration...\n[OK]\n")),
+            save_reply=str(raw.get("save_reply", SAVE_REPLY)),
             config_indent=int(raw.get("config_indent", 1)),
             dialect=str(raw.get("dialect", "")),
         )

@@ -39,9 +39,10 @@ def render(frame: pd.DataFrame, context: ReportContext) -> Section:
     charts = []
     for profile, group in frame.groupby("profile", sort=False):
         group = group.sort_values(["client", "devices"])
+        found = [projected(row, curves) for _, row in group.iterrows()]
+        group = group.assign(projected_s=[seconds for seconds, _ in found])
         rows = []
-        for _, row in group.iterrows():
-            seconds, basis = projected(row, curves)
+        for (_, row), (seconds, basis) in zip(group.iterrows(), found, strict=True):
             measured = float(row["makespan_ms"]) / 1000
             rows.append({
                 "client": row["client"], "devices": int(row["devices"]),
@@ -70,8 +71,7 @@ def render(frame: pd.DataFrame, context: ReportContext) -> Section:
         for client, part in group.groupby("client", sort=False):
             sizes = part["devices"].astype(int).to_numpy()
             data[f"{client} measured"] = pd.Series(part["makespan_ms"].to_numpy() / 1000, sizes)
-            data[f"{client} projected"] = pd.Series(
-                [projected(r, curves)[0] for _, r in part.iterrows()], sizes)
+            data[f"{client} projected"] = pd.Series(part["projected_s"].to_numpy(), sizes)
         table = pd.DataFrame(data).sort_index().dropna(axis=1, how="all")
         chart = lines(table, context.out, f"fleet_dask_{profile}",
                       f"{profile}: fleet makespan on Dask, measured and projected", "devices",
