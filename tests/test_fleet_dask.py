@@ -32,15 +32,15 @@ LOGIN = Login("admin", "pw", "en")
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="labs and namespaces need root")
 
 
-def run_benchmark(tmp_path: Path, *options: str, env: dict[str, str] | None = None,
-                  devices: str = "30") -> dict[str, Any]:
+def run_benchmark(tmp_path: Path, *options: str,
+                  env: dict[str, str] | None = None) -> dict[str, Any]:
     """The benchmark on 30 devices, 10 at once, 2 rounds; its one row's extra_info, after
     ``mgmtbench report`` has read it."""
     out = tmp_path / "run.json"
     result = subprocess.run(
         [sys.executable, "-m", "pytest", str(ROOT / "benchmarks" / "test_fleet_dask.py"),
          "-p", "no:cacheprovider", "--rootdir", str(ROOT), "-q", "-s",
-         "--dask-profiles", "regional", "--dask-devices", devices, "--dask-concurrency", "10",
+         "--dask-profiles", "regional", "--dask-devices", "30", "--dask-concurrency", "10",
          "--dask-rounds", "2", *options, f"--benchmark-json={out}"],
         capture_output=True, text=True, timeout=600, cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
