@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Self
 
+from mgmtbench.emulator import structured
 from mgmtbench.emulator.cli import confighelp, filters, helptext
 from mgmtbench.emulator.cli.banner import PendingText
 from mgmtbench.emulator.cli.configgrammar import (
@@ -229,6 +230,8 @@ class Session(ABC):
             return self._error(_shifted(exc, len(typed) - len(line)), typed)
         if found.pipe is None:
             return found.action(self, found)
+        if found.pipe.action in filters.FORMATS:
+            return self._structured(found)
         try:
             line_filter = filters.make_filter(found.pipe)
         except filters.BadExpression:
@@ -242,6 +245,27 @@ class Session(ABC):
         # Long output is filtered as it is sent, a chunk at a time (:meth:`Reply.stream`).
         return replace(reply, output="", more=lambda: filters.filter_chunks(
             line_filter, reply.chunks()), more_size=reply.size, exact_size=False, paged=paged)
+
+    def command_words(self, line: str) -> tuple[str, ...]:
+        """The whole words of the command ``line`` names in the current mode, without running
+        it (``sh ver`` -> ``("show", "version")``); ``()`` when it names none."""
+        try:
+            return self._tree().match(line).words
+        except ParseError:
+            return ()
+
+    def _structured(self, found: Match[Action]) -> Reply:
+        """``show ... | json``: the command's output as the platform's JSON
+        (:mod:`~mgmtbench.emulator.structured`), made from its text; the platform's refusal
+        for a command it has no JSON for, and an error as the command prints it."""
+        shape = structured.shape_for(self.device.platform.style.name, found.words)
+        if shape is None:
+            return Reply(self.device.platform.style.unconverted, ok=False)
+        reply = found.action(self, found)
+        if not reply.ok or reply.more is not None:
+            return reply
+        value = shape(structured.ShapeInput(reply.output, found.args, self.device))
+        return Reply(structured.render_json(value), paged=reply.paged)
 
     def _tree(self) -> CommandTree[Action]:
         """The commands of the current mode."""

@@ -32,7 +32,7 @@ from mgmtbench.emulator.cli.grammar import CommandTree, Match
 from mgmtbench.emulator.cli.linematch import BadExpression, LinePattern, split_lines
 from mgmtbench.emulator.device import banner
 
-__all__ = ["BadExpression", "LineFilter", "filter_chunks", "filter_text", "filter_tree",
+__all__ = ["FORMATS", "BadExpression", "LineFilter", "filter_chunks", "filter_text", "filter_tree",
            "make_filter"]
 
 #: What ``?`` says of each filter (IOS's wording).
@@ -50,7 +50,12 @@ DESCRIPTIONS = {
     "last": "Display end of output only",
     "trim": "Trim specified number of columns from start of line",
     "no-more": "Don't paginate output",
+    # EOS, NX-OS
+    "json": "Produce JSON output for this command",
 }
+#: Pipes that print the command's output in another form instead of filtering its lines
+#: (:mod:`mgmtbench.emulator.structured`): nothing may follow them.
+FORMATS = frozenset({"json"})
 _CHUNK = 1 << 16
 
 
@@ -236,8 +241,11 @@ def filter_tree(names: Iterable[str]) -> CommandTree[str]:
     (Junos's ``junos:<name>`` as ``<name> [<word>]``, and another filter may follow them)."""
     tree: CommandTree[str] = CommandTree()
     for name in names:
+        if name in FORMATS:
+            tree.add(name, name)
+            continue
         if name not in _FILTERS:
-            raise ValueError(f"unknown output filter {name!r} (known: {sorted(_FILTERS)})")
+            raise ValueError(f"unknown output filter {name!r} (known: {sorted({*_FILTERS, *FORMATS})})")
         if name in _JUNOS_ARGS:
             tree.add(f"{name.removeprefix('junos:')} {_JUNOS_ARGS[name]}", name, pipe=True)
             tree.pipe = tree

@@ -125,6 +125,12 @@ class PlatformStyle:
     #: The platform's own configuration commands, from one module (:mod:`.dialects`; "":
     #: IOS-style configuration lines).
     dialect: str = ""
+    #: What ``| json`` prints for a command without structured output
+    #: (:mod:`mgmtbench.emulator.structured`).
+    unconverted: str = "% This is an unconverted command\n"
+    #: The platform's own HTTP APIs, modules of :mod:`mgmtbench.emulator.platformapi` (EOS's
+    #: ``eapi``).
+    apis: tuple[str, ...] = ()
 
     @property
     def paging_off(self) -> str:
@@ -271,6 +277,8 @@ def _load_style(path: Path, name: str) -> PlatformStyle:
             save_reply=str(raw.get("save_reply", SAVE_REPLY)),
             config_indent=int(raw.get("config_indent", 1)),
             dialect=str(raw.get("dialect", "")),
+            unconverted=str(raw.get("unconverted", "% This is an unconverted command\n")),
+            apis=tuple(str(a) for a in raw.get("apis", [])),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise TranscriptError(f"{path}: missing or bad field {exc}") from exc

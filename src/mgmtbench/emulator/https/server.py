@@ -6,6 +6,8 @@
   applied, ``show`` commands answered).
 - RESTCONF (RFC 8040) under ``/restconf`` and ``/.well-known/host-meta``: answered by
   :mod:`mgmtbench.emulator.restconf` (the modelled data, and the study's ``cli:`` envelope).
+- The platform's own API where it has one (EOS's eAPI at ``POST /command-api``):
+  :mod:`mgmtbench.emulator.platformapi`.
 - ``GET /mgmtbench/ssh-windows``: the emulator's own diagnostics, not the platform's: the client
   windows the device's SSH bulk source saw, as a JSON list (:mod:`.windows`).
 - ``GET /mgmtbench/http3``: the same kind, what the device's HTTP/3 server counted (connections,
@@ -47,6 +49,7 @@ from mgmtbench.emulator.guard import AuthThrottle, source_of
 from mgmtbench.emulator.http3.early import TOO_EARLY, is_early, replay_safe
 from mgmtbench.emulator.https.accept import serve_https
 from mgmtbench.emulator.options import Credentials, Limits
+from mgmtbench.emulator.platformapi import ApiRequest, api_for
 from mgmtbench.emulator.restconf.api import Answer, RestconfApi, is_restconf
 
 #: Seconds of CLI work a POST does before it lets the loop's other tasks run (an 8,000-line
@@ -116,6 +119,16 @@ class DeviceApi:
                 await _send_answer(send, await self._restconf.answer(
                     device, scope["method"], path, scope.get("query_string", b""),
                     dict(scope["headers"]), body))
+                return
+            api = api_for(device, path)
+            if api is not None:
+                body = await self._body(scope, receive) if scope["method"] == "POST" else b""
+                headers = dict(scope["headers"])
+                reply = await api(device, ApiRequest(
+                    scope["method"], body, headers.get(b"content-type", b"").decode("latin-1"),
+                    self._limits))
+                await _send_answer(send, Answer(reply.status, [
+                    (b"content-type", reply.content_type.encode())], reply.body))
                 return
             body = await self._body(scope, receive) if scope["method"] == "POST" else b""
             status, text = await self._handle(scope, device, body)
