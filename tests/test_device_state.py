@@ -151,7 +151,8 @@ def test_clock_uptime_and_counters_run(platform: str, monkeypatch: pytest.Monkey
 
 def test_fleet_devices_have_their_own_stable_boot_times(
         fresh_emulator: Callable[..., EmulatorThread]) -> None:
-    emu = fresh_emulator("cisco_ios", devices=3)
+    # The transcripts' moment: boot times that do not depend on when a device was made.
+    emu = fresh_emulator("cisco_ios", devices=3, clock_start="transcript")
     over_ssh = exec_over_ssh(emu, "show version")
     lines = {re.search(r"^\S+ uptime is (.+)$", show(e.device, "show version"), re.M)
              .group(1) for e in emu.endpoints}  # type: ignore[union-attr]
@@ -162,7 +163,8 @@ def test_fleet_devices_have_their_own_stable_boot_times(
     restarted = [re.search(r"System restarted at (.+)$", show(e.device, "show version"), re.M)
                  .group(1) for e in emu.endpoints]  # type: ignore[union-attr]
     assert restarted == [re.search(r"System restarted at (.+)$", expected_output(  # the oracle's
-        "cisco_ios", e.hostname, e.device.facts.mgmt_ip, ["show version"]), re.M)
+        "cisco_ios", e.hostname, e.device.facts.mgmt_ip, ["show version"],
+        clock_start="transcript"), re.M)
         .group(1) for e in emu.endpoints]  # type: ignore[union-attr]
     assert same_output("cisco_ios", over_ssh, expected_output(
         "cisco_ios", emu.endpoints[0].hostname, emu.endpoints[0].device.facts.mgmt_ip,

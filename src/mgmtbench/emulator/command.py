@@ -92,6 +92,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "(default: %(default)s)")
     p.add_argument("--processing-delay", type=float, default=0.0, metavar="SECONDS",
                    help="device CPU time added to every command (default: 0)")
+    p.add_argument("--clock-start", default=None, metavar="ISO8601|transcript",
+                   help="what every device's clock reads when the emulator makes it: an ISO 8601 "
+                        "time (UTC without a zone), or 'transcript' for the moment the "
+                        "transcripts were captured (their outputs byte for byte) (default: the "
+                        "host's time)")
     add_limit_arguments(p)
     p.add_argument("--file-system-size", type=int, default=Limits.file_system_size,
                    metavar="BYTES",
@@ -280,6 +285,7 @@ def options_from_args(args: argparse.Namespace) -> EmulatorOptions:
         state_dir=args.state_dir,
         tls_versions=args.tls_versions,
         user_agent_rule=args.user_agent_rule,
+        clock_start=args.clock_start,
     )
     return options.with_ssh_server(ssh_server_from_args(args))
 

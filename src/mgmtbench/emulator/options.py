@@ -6,6 +6,7 @@ import ipaddress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from mgmtbench.emulator.device.clock import TRANSCRIPT_MOMENT, parse_start
 from mgmtbench.emulator.device.filesystem import DEFAULT_SIZE
 from mgmtbench.errors import UsageError
 
@@ -123,6 +124,19 @@ def check_seconds(name: str, value: object, *, zero: bool = False,
             or not (0 <= value <= most) or (value == 0 and not zero):  # NaN fails all of them
         least = "0" if zero else "above 0"
         raise UsageError(f"{flag_name(name)} {value!r}: give seconds, {least} up to {most:g}")
+
+
+def check_clock_start(value: str | None) -> None:
+    """``--clock-start``: None (the host's time), ``transcript`` or an ISO 8601 time; otherwise a
+    one-line :class:`~mgmtbench.errors.UsageError`."""
+    if value is None:
+        return
+    try:
+        parse_start(value)
+    except ValueError:
+        raise UsageError(f"--clock-start {value!r}: give an ISO 8601 time "
+                         f"(2026-11-22T14:03:11Z, UTC without a zone) or {TRANSCRIPT_MOMENT!r} "
+                         "(the transcripts' moment)") from None
 
 
 def check_limits(limits: Limits) -> None:
@@ -248,11 +262,16 @@ class EmulatorOptions:
     # The platform's User-Agent rule for /admin/ requests ([https] user_agent: the ASA's ASDM
     # agent): "any" accepts every agent, "device" refuses requests without it, as the device.
     user_agent_rule: str = "any"
+    # What every device's clock reads when the emulator makes it: an ISO 8601 time (UTC without
+    # a zone), "transcript" for the transcripts' moment (their outputs byte for byte); None: the
+    # host's time (mgmtbench.emulator.device.clock).
+    clock_start: str | None = None
 
     def __post_init__(self) -> None:
         """The processing delay checked: a device that takes more than a minute per command
-        is broken, and an infinite delay hangs every session."""
+        is broken, and an infinite delay hangs every session; and the clock's start."""
         check_seconds("processing_delay", self.processing_delay, zero=True, most=MAX_DELAY)
+        check_clock_start(self.clock_start)
 
     @property
     def ssh_server(self) -> SshServerOptions:

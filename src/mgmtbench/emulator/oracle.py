@@ -4,10 +4,12 @@ Benchmarks and tests check every answer a client returns against this (a fast wr
 fails). The oracle builds the device the emulator would build for the same facts (hostname and
 management address) and renders the transcripts: no server, no session state.
 
-A device's clock, uptimes and interface counters run (:mod:`.clock`), so an answer is compared
-in its stable form (:func:`stable_output`): those values masked with the platform's own masks
-for live devices (``volatile`` and ``counters`` in its ``platform.toml``), every other character
-compared. Digests (:func:`expected_digest`, :func:`output_digest`) are of the stable form.
+A device's clock, uptimes and interface counters run (:mod:`.clock`), and its clock starts at
+the host's time when it is made (so its boot time is a few seconds apart from the oracle's
+device's), so an answer is compared in its stable form (:func:`stable_output`): those values
+masked with the platform's own masks for live devices (``volatile`` and ``counters`` in its
+``platform.toml``), every other character compared. Digests (:func:`expected_digest`,
+:func:`output_digest`) are of the stable form.
 """
 
 from __future__ import annotations
@@ -15,17 +17,21 @@ from __future__ import annotations
 import hashlib
 import itertools
 from collections.abc import Sequence
+from datetime import datetime
 
 from mgmtbench.emulator.device.device import Device, DeviceFacts
 from mgmtbench.emulator.device.transcripts import load_platform
 
 
-def expected_output(platform: str, hostname: str, address: str, commands: Sequence[str]) -> str:
-    """What the device ``hostname`` at ``address`` prints for ``commands``, concatenated."""
+def expected_output(platform: str, hostname: str, address: str, commands: Sequence[str], *,
+                    clock_start: datetime | str | None = None) -> str:
+    """What the device ``hostname`` at ``address`` prints for ``commands``, concatenated (its
+    clock started at ``clock_start``, as ``mgmtbench serve --clock-start``: the host's time by
+    default, ``"transcript"`` for the transcripts' moment)."""
     loaded = load_platform(platform)
     facts = DeviceFacts.for_hostname(hostname, mgmt_ip=address,
                                      form=loaded.style.identity.facts)
-    device = Device(loaded, facts, enable_secret="-")
+    device = Device(loaded, facts, enable_secret="-", clock_start=clock_start)
     return "".join(device.transcript(tuple(c.split())) for c in commands)
 
 

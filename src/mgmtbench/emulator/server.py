@@ -139,7 +139,8 @@ class Emulator:
                        enable_secret=opts.credentials.enable_secret,
                        processing_delay=opts.processing_delay,
                        file_system_size=opts.limits.file_system_size,
-                       max_config_size=opts.limits.max_config_size)
+                       max_config_size=opts.limits.max_config_size,
+                       clock_start=opts.clock_start)
                 for index, name in enumerate(opts.hostnames())
             ]
             # The configuration grammar is read now (~50 ms for IOS), not in the time of the first

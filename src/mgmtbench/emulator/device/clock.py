@@ -1,13 +1,22 @@
 """A device's clock and uptime, running from the moment the emulator made the device.
 
 ``[clock]`` in the platform's ``platform.toml`` says what the clock read and how long the device
-had been up when the emulator started (the transcripts' moment), and how uptime is worded. Every
-device's clock starts there and runs in real time; a device's boot time is earlier by a number
-of seconds derived from its hostname (0 to ``spread``), so the devices of a fleet have been up
-for different times, the same ones on every run. Transcripts use the placeholders
-``{{clock}}``, ``{{uptime}}`` and ``{{restarted}}`` (the boot time), and the extra ones a
-platform declares in ``[clock.placeholders]`` (an uptime or a time, offset by seconds, in the
-platform's form or one of its own: ``form = "junos"``).
+had been up when the transcripts were captured (``start``: the capture's moment), and how uptime
+is worded. A device's clock starts at the host's time when the emulator makes it (UTC), or at a
+time given (``mgmtbench serve --clock-start``: an ISO 8601 time, or ``transcript`` for the
+capture's moment, which gives the transcripts byte for byte), and runs in real time. The device
+has been up the platform's ``uptime`` at that start, plus a number of seconds derived from its
+hostname (0 to ``spread``), so the devices of a fleet have been up for different times, the same
+ones on every run. Everything the device shows as a time comes from its one clock: ``show
+clock``, uptimes, the boot time, configuration headers, file times (:attr:`DeviceClock.epoch`),
+archive names.
+
+Transcripts use the placeholders ``{{clock}}``, ``{{uptime}}`` and ``{{restarted}}`` (the boot
+time), and the extra ones a platform declares in ``[clock.placeholders]``, each of a ``kind``
+(:data:`KINDS`), offset by seconds, in the platform's form or one of its own (``form =
+"junos"``): an ``uptime``; a ``time`` from the boot; a ``start`` time from the clock's start
+(what happened before it: the configuration's last change two days earlier); a ``now`` time,
+the clock's reading in a time form (NX-OS's ``!Time:``).
 
 How each is worded is the platform's (``clock_format``, ``time_format``, ``uptime_format``):
 :data:`CLOCK_FORMS`, :data:`TIME_FORMS` and :data:`UPTIME_FORMS` name the forms.
@@ -33,23 +42,28 @@ from mgmtbench.emulator.device.transcripts import PLACEHOLDER, Platform, default
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 DYNAMIC = frozenset({"clock", "uptime", "restarted"})
+#: ``[clock.placeholders]`` kinds: an uptime, or a time from the boot, from the clock's start
+#: or from now.
+KINDS = frozenset({"uptime", "time", "start", "now"})
+#: ``--clock-start``'s word for the transcripts' moment (``[clock] start``).
+TRANSCRIPT_MOMENT = "transcript"
 
 
 @dataclass(frozen=True)
 class ClockSpec:
     """``[clock]`` of a platform."""
 
-    start: datetime
+    start: datetime  # the transcripts' moment: what the clock read at the capture
     timezone: str = "UTC"
-    uptime: int = 0  # seconds up at ``start``, before the per-device offset
+    uptime: int = 0  # seconds up at the clock's start, before the per-device offset
     spread: int = 0
     uptime_format: str = "weeks"
     #: How ``{{clock}}`` and the times (``{{restarted}}``, ``time_*``) are worded.
     clock_format: str = "cisco"
     time_format: str = "cisco"
-    #: name -> ("uptime" or "time", seconds added to the uptime / to the boot time, its form:
-    #: "" for the platform's)
-    placeholders: Mapping[str, tuple[str, int, str]] = None  # type: ignore[assignment]
+    #: name -> (its kind, one of :data:`KINDS`; seconds added to the uptime / to the time; its
+    #: form: "" for the platform's)
+    placeholders: Mapping[str, tuple[str, float, str]] = None  # type: ignore[assignment]
 
 
 DEFAULT = ClockSpec(start=datetime(2026, 11, 22, 14, 3, 11, 512000, tzinfo=UTC))
@@ -68,15 +82,16 @@ def _spec(folder: Path) -> ClockSpec:
     if not raw:
         return DEFAULT
     start = datetime.fromisoformat(str(raw["start"])).replace(tzinfo=UTC)
-    extra = {str(k): (str(v["kind"]), int(v["offset"]), str(v.get("form", "")))
+    extra = {str(k): (str(v["kind"]), float(v["offset"]), str(v.get("form", "")))
              for k, v in dict(raw.get("placeholders", {})).items()}
-    forms = {"uptime": UPTIME_FORMS, "time": TIME_FORMS}
     for name, (kind, _, form) in extra.items():
-        if kind not in forms:
-            raise ValueError(f"{path}: [clock.placeholders] {name}: kind is 'uptime' or 'time'")
-        if form and form not in forms[kind]:
+        if kind not in KINDS:
+            raise ValueError(f"{path}: [clock.placeholders] {name}: kind {kind!r} "
+                             f"(known: {sorted(KINDS)})")
+        forms = UPTIME_FORMS if kind == "uptime" else TIME_FORMS
+        if form and form not in forms:
             raise ValueError(f"{path}: [clock.placeholders] {name}: form {form!r} "
-                             f"(known: {sorted(forms[kind])})")
+                             f"(known: {sorted(forms)})")
     spec = ClockSpec(start=start, timezone=str(raw.get("timezone", "UTC")),
                      uptime=int(raw.get("uptime", 0)), spread=int(raw.get("spread", 0)),
                      uptime_format=str(raw.get("uptime_format", "weeks")),
@@ -88,6 +103,32 @@ def _spec(folder: Path) -> ClockSpec:
         if value not in known:
             raise ValueError(f"{path}: [clock] {key} {value!r} (known: {sorted(known)})")
     return spec
+
+
+def parse_start(text: str) -> datetime | None:
+    """A clock start as ``--clock-start`` gives it: an ISO 8601 time (UTC when it names no
+    zone), or None for :data:`TRANSCRIPT_MOMENT`; ValueError, in one line, for anything else."""
+    if text.strip() == TRANSCRIPT_MOMENT:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(f"{text!r}: give an ISO 8601 time (2026-11-22T14:03:11Z) or "
+                         f"{TRANSCRIPT_MOMENT!r} (the transcripts' moment)") from None
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def start_moment(spec: ClockSpec, start: datetime | str | None) -> datetime:
+    """What a device's clock reads when it is made: ``start`` (a time, or ``--clock-start``'s
+    text, :func:`parse_start`), the transcripts' moment for :data:`TRANSCRIPT_MOMENT`, the host's
+    time now (UTC) for None."""
+    if start is None:
+        return datetime.now(UTC)
+    if isinstance(start, str):
+        return parse_start(start) or spec.start
+    return start if start.tzinfo is not None else start.replace(tzinfo=UTC)
 
 
 def fill(template: str, facts: Mapping[str, str]) -> str:
@@ -104,20 +145,31 @@ def boot_offset(hostname: str, spread: int) -> int:
 
 
 class DeviceClock:
-    """One device's clock: it reads ``spec.start`` when made and runs in real time."""
+    """One device's clock: it reads ``start`` when made (:func:`start_moment`: the host's time
+    by default) and runs in real time."""
 
-    def __init__(self, spec: ClockSpec, hostname: str) -> None:
+    def __init__(self, spec: ClockSpec, hostname: str,
+                 start: datetime | str | None = None) -> None:
         self.spec = spec
         self._made = time.monotonic()
+        #: What the clock read when the device was made.
+        self.start = start_moment(spec, start)
         self._offset = boot_offset(hostname, spec.spread)
-        self.boot = spec.start - timedelta(seconds=spec.uptime + self._offset)
+        self.boot = self.start - timedelta(seconds=spec.uptime + self._offset)
         self._uptimes: dict[str, tuple[int, str]] = {}  # name -> (minute, its words)
-        # The times that do not move: the boot, and the platform's times relative to it.
+        # The times that do not move: the boot, and the platform's times from the boot or the
+        # start.
         self._fixed = {"restarted": TIME_FORMS[spec.time_format](self.boot, spec.timezone)}
+        origins = {"time": self.boot, "start": self.start}
         for name, (kind, offset, form) in (spec.placeholders or {}).items():
-            if kind == "time":
-                self._fixed[name] = TIME_FORMS[form or spec.time_format](
-                    self.boot + timedelta(seconds=offset), spec.timezone)
+            if kind in origins:
+                self._fixed[name] = self.time_text(origins[kind] + timedelta(seconds=offset),
+                                                   form)
+
+    def time_text(self, moment: datetime, form: str = "") -> str:
+        """``moment`` as the platform words a time (``form``: one of :data:`TIME_FORMS`, "" for
+        the platform's ``time_format``)."""
+        return TIME_FORMS[form or self.spec.time_format](moment, self.spec.timezone)
 
     def advance(self, seconds: float) -> None:
         """Move the clock ``seconds`` on at once (tests: a revert timer that runs out)."""
@@ -129,7 +181,11 @@ class DeviceClock:
 
     def now(self) -> datetime:
         """What the device's clock reads."""
-        return self.spec.start + timedelta(seconds=self.elapsed())
+        return self.start + timedelta(seconds=self.elapsed())
+
+    def epoch(self) -> float:
+        """What the device's clock reads, in seconds since 1970 (file times)."""
+        return self.now().timestamp()
 
     def uptime(self) -> int:
         """Whole seconds the device has been up."""
@@ -147,13 +203,15 @@ class DeviceClock:
             return fixed
         if name == "clock":
             return CLOCK_FORMS[self.spec.clock_format](self.now(), self.spec.timezone)
-        offset, form = 0, self.spec.uptime_format
+        offset, form = 0.0, self.spec.uptime_format
         if name != "uptime":
-            _, offset, own = (self.spec.placeholders or {})[name]
+            kind, offset, own = (self.spec.placeholders or {})[name]
+            if kind == "now":
+                return self.time_text(self.now() + timedelta(seconds=offset), own)
             form = own or form
         if form == "bsd":  # the time of day too: worked out each time
-            return bsd_uptime_text(self.now(), self.uptime() + offset)
-        up = int(self.spec.uptime + self._offset + self.elapsed()) + offset
+            return bsd_uptime_text(self.now(), self.uptime() + int(offset))
+        up = int(self.spec.uptime + self._offset + self.elapsed()) + int(offset)
         # The words change once a minute (an hour on), unless they show seconds.
         step = up // 60 if up >= 3600 and form not in _SECONDS_FORMS else -up
         kept = self._uptimes.get(name)
@@ -240,8 +298,10 @@ def uptime_text(seconds: int, form: str) -> str:
 
 #: ``clock_format``: how ``{{clock}}`` is worded.
 CLOCK_FORMS = {"cisco": clock_text, "eos": eos_clock_text, "junos": junos_time_text}
-#: ``time_format`` (and a ``time`` placeholder's ``form``): how a fixed time is worded.
-TIME_FORMS = {"cisco": time_text, "nxos": nxos_time_text, "junos": junos_time_text}
+#: ``time_format`` (and a time placeholder's ``form``): how a time is worded (``cisco_ms``: with
+#: milliseconds, as ``show clock``).
+TIME_FORMS = {"cisco": time_text, "cisco_ms": clock_text, "nxos": nxos_time_text,
+              "junos": junos_time_text}
 #: ``uptime_format`` (and an ``uptime`` placeholder's ``form``): how an uptime is worded;
 #: ``bsd`` is the head of FreeBSD's ``uptime`` line, the time of day included.
 UPTIME_FORMS = frozenset({"weeks", "days", "eos", "nxos", "junos", "bsd"})

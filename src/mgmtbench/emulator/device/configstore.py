@@ -32,10 +32,13 @@ class PendingRevert:
 
 class ConfigStore:
     """The startup configuration (the boot configuration until something is saved) and the
-    configuration archive's file names, oldest first."""
+    configuration archive's file names, oldest first. The boot configuration is filled with
+    ``facts`` and the device clock's ``times`` (its header's)."""
 
-    def __init__(self, boot_template: str | None, facts: Mapping[str, str]) -> None:
+    def __init__(self, boot_template: str | None, facts: Mapping[str, str],
+                 times: Callable[[], Mapping[str, str]] = dict) -> None:
         self._boot = (boot_template, dict(facts))  # rendered on first use: fleets are large
+        self._times = times
         self._startup: str | None = None
         self.archive: list[str] = []  # file names (``flash:archive-...-0``), oldest first
         self.archived = 0  # archive files made so far: the next one's number
@@ -54,7 +57,8 @@ class ConfigStore:
         """The startup configuration's text (empty if the device has none)."""
         if self._startup is None:
             template, facts = self._boot
-            self._startup = body(render(template, facts)) if template else ""
+            self._startup = (body(render(template, {**facts, **self._times()})) if template
+                             else "")
         return self._startup
 
     @startup.setter

@@ -7,6 +7,7 @@ import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import datetime
 
 from mgmtbench.emulator.device.clock import DeviceClock, clock_spec, fill
 from mgmtbench.emulator.device.config import RunningConfig
@@ -15,7 +16,12 @@ from mgmtbench.emulator.device.derived import DerivedState
 from mgmtbench.emulator.device.filesystem import DEFAULT_SIZE, DeviceFileSystem
 from mgmtbench.emulator.device.http3 import Http3Counts
 from mgmtbench.emulator.device.identity import FactsIdentity, mac_address, made_own, serial_number
-from mgmtbench.emulator.device.transcripts import PLACEHOLDER, CommandWords, Platform, render
+from mgmtbench.emulator.device.transcripts import (
+    FACT_NAMES,
+    PLACEHOLDER,
+    CommandWords,
+    Platform,
+)
 from mgmtbench.emulator.device.windows import WindowLog
 
 RUNNING_CONFIG: CommandWords = ("show", "running-config")
@@ -51,7 +57,9 @@ class DeviceFacts:
 class Device:
     """One emulated device. Sessions share its running configuration (``max_config_size`` bytes
     at most; None: no bound), hostname and file system (``files``: ``flash:`` or the
-    platform's, ``file_system_size`` bytes, in memory)."""
+    platform's, ``file_system_size`` bytes, in memory). Its clock starts at ``clock_start``
+    (:func:`~.clock.start_moment`: None for the host's time now, ``"transcript"`` for the
+    transcripts' moment, or a time)."""
 
     def __init__(
         self,
@@ -62,12 +70,17 @@ class Device:
         processing_delay: float = 0.0,
         file_system_size: int = DEFAULT_SIZE,
         max_config_size: int | None = None,
+        clock_start: datetime | str | None = None,
     ) -> None:
         self.platform = platform
         self.facts = facts
         self.enable_secret = enable_secret
         self.processing_delay = processing_delay
-        self.files = DeviceFileSystem(platform.style.file_system, file_system_size)
+        #: The device's clock: it runs from now, booted at a time its hostname decides; every
+        #: time the device shows is read from it.
+        self.clock = DeviceClock(clock_spec(platform), facts.hostname, clock_start)
+        self.files = DeviceFileSystem(platform.style.file_system, file_system_size,
+                                      now=self.clock.epoch)
         #: The client windows its SSH bulk source saw (:mod:`mgmtbench.emulator.device.windows`).
         self.ssh_windows = WindowLog()
         #: What its HTTP/3 server saw (:mod:`mgmtbench.emulator.device.http3`).
@@ -75,15 +88,18 @@ class Device:
         self._rendered: dict[CommandWords, str] = {}
         # Transcripts with the clock's placeholders, split at them.
         self._dynamic: dict[CommandWords, list[str]] = {}
-        self._config_text: tuple[int, str] | None = None  # (config version, rendered)
+        # (config version, rendered, split at the clock's placeholders if it has any)
+        self._config_text: tuple[int, str, list[str] | None] | None = None
         template = platform.transcripts.get(RUNNING_CONFIG)
-        self.config = (RunningConfig(render(template, facts.as_dict()),
+        # Its header's times (``! Last configuration change at ...``) are the clock's: left as
+        # placeholders in the configuration, filled when it is shown (only those: a line typed
+        # with ``{{x}}`` in it stays as typed).
+        self._config_clock = frozenset(PLACEHOLDER.findall(template or "")) - FACT_NAMES
+        self.config = (RunningConfig(fill(template, facts.as_dict()),
                                      indent=platform.style.config_indent,
                                      capacity=max_config_size) if template else None)
         #: The startup configuration and the archive's files (:mod:`.configstore`).
-        self.saved = ConfigStore(template, facts.as_dict())
-        #: The device's clock: it runs from now, booted at a time its hostname decides.
-        self.clock = DeviceClock(clock_spec(platform), facts.hostname)
+        self.saved = ConfigStore(template, facts.as_dict(), self.clock.values)
         #: Outputs that follow the configuration (show interfaces, byte count ...).
         first = facts.as_dict()
         #: Called after every CLI line any session runs (:meth:`lines_ran`): how a
@@ -91,7 +107,7 @@ class Device:
         #: through the CLI. Each watcher decides cheaply whether anything it follows changed.
         self.watchers: list[Callable[[], None]] = []
         self.derived = (DerivedState(platform, self.config, self._static, self.clock.elapsed,
-                                     lambda: render(template or "", first))
+                                     lambda: fill(template or "", first))
                         if self.config is not None else None)
 
     @property
@@ -116,22 +132,29 @@ class Device:
     def transcript(self, words: CommandWords) -> str:
         """The output of a transcript command for this device, as of now."""
         if words == RUNNING_CONFIG and self.config is not None:
-            # Rendered once per change: every request that shows it shares one string.
+            # Rendered once per change: every request that shows it shares one string (the
+            # clock's times, if its header has any, filled in each time).
             if self._config_text is None or self._config_text[0] != self.config.version:
                 text = self.config.render()
                 if self.derived is not None:
                     text = self.derived.running_config(text)
-                self._config_text = (self.config.version, text)
-            return self._config_text[1]
+                self._config_text = (self.config.version, text,
+                                     PLACEHOLDER.split(text) if "{{" in text else None)
+            _, text, split = self._config_text
+            return text if split is None else self._clocked(split, self._config_clock)
         if self.derived is not None and self.derived.has(words):
             return self.derived.output(words)
         text = self._static(words)
         pieces = self._dynamic.get(words)
-        if pieces is not None:  # the clock, uptimes: text, a placeholder's name, text ...
-            value = self.clock.value
-            return "".join(value(piece) if odd else piece
-                           for odd, piece in zip(itertools.cycle((False, True)), pieces))
-        return text
+        return text if pieces is None else self._clocked(pieces)
+
+    def _clocked(self, pieces: list[str], names: frozenset[str] | None = None) -> str:
+        """A text split at the clock's placeholders (text, a placeholder's name, text ...) with
+        their values as of now (only those of ``names``, if given: others stay as written)."""
+        value = self.clock.value
+        return "".join(piece if not odd else value(piece) if names is None or piece in names
+                       else f"{{{{{piece}}}}}"
+                       for odd, piece in zip(itertools.cycle((False, True)), pieces))
 
     def _static(self, words: CommandWords) -> str:
         """A transcript filled with the device's facts (its clock placeholders left as they are)."""

@@ -12,6 +12,9 @@ Paths are POSIX-style relative to the root (``/image.bin``, ``image.bin``, ``dir
 prefixed with the file system's name as device CLIs and SCP clients of devices write them
 (``flash:/image.bin``, ``flash:image.bin``, and ``/flash:/image.bin``, which is what OpenSSH's
 sftp makes of ``flash:/image.bin``).
+
+File and folder times are the device clock's (``now``: :meth:`~.clock.DeviceClock.epoch`), so
+``dir`` and SFTP agree with ``show clock``.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import hashlib
 import os
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 #: The default size of a device's file system: 64 MiB, enough for a few config files and a
@@ -66,14 +70,18 @@ class Entry:
 
 
 class DeviceFileSystem:
-    """The files of one device: ``name`` (``flash:``) holds at most ``capacity`` bytes."""
+    """The files of one device: ``name`` (``flash:``) holds at most ``capacity`` bytes; ``now``
+    is the device's time in seconds since 1970 (the host's by default), which files are
+    stamped with."""
 
-    def __init__(self, name: str = "flash:", capacity: int = DEFAULT_SIZE) -> None:
+    def __init__(self, name: str = "flash:", capacity: int = DEFAULT_SIZE,
+                 now: Callable[[], float] = time.time) -> None:
         if capacity < 0:
             raise ValueError(f"file system size {capacity}: cannot be negative")
         self.name = name
         self.capacity = capacity
-        self._entries: dict[Parts, _File | _Folder] = {(): _Folder(number=1)}
+        self.now = now
+        self._entries: dict[Parts, _File | _Folder] = {(): _Folder(now(), number=1)}
         self._used = 0
         self._numbers = 1
 
@@ -154,7 +162,7 @@ class DeviceFileSystem:
             if not (write and create):
                 raise FileNotFoundError(errno.ENOENT, "No such file or directory",
                                         self.display(parts))
-            found = self._add(parts, _File())
+            found = self._add(parts, _File(mtime=self.now()))
         elif exclusive and create:
             raise FileExistsError(errno.EEXIST, "File exists", self.display(parts))
         if isinstance(found, _Folder):
@@ -167,7 +175,7 @@ class DeviceFileSystem:
         """Make the folder ``parts``."""
         if parts in self._entries:
             raise FileExistsError(errno.EEXIST, "File exists", self.display(parts))
-        self._add(parts, _Folder())
+        self._add(parts, _Folder(self.now()))
 
     def remove(self, parts: Parts) -> None:
         """Delete the file ``parts``."""
@@ -249,7 +257,7 @@ class DeviceFileSystem:
             del file.data[size:]
         else:
             file.data.extend(bytes(grow))
-        file.mtime = time.time()
+        file.mtime = self.now()
 
     def _reserve(self, file: _File, grow: int) -> None:
         if not file.linked:
@@ -300,7 +308,7 @@ class FileHandle:
             if offset > len(buf):
                 buf.extend(bytes(offset - len(buf)))
         buf[offset:end] = data
-        self._file.mtime = time.time()
+        self._file.mtime = self._fs.now()
         return len(data)
 
     def truncate(self, size: int) -> None:
