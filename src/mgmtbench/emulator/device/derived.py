@@ -76,6 +76,8 @@ def _setting(state: IfConfig, text: str) -> IfConfig:
     words = text.split()
     if words[0] == "description":
         return replace(state, description=text.split(None, 1)[1] if len(words) > 1 else "")
+    if words[:2] == ["ip", "address"] and len(words) >= 3 and "/" in words[2]:
+        return _cidr_setting(state, words[2], secondary=words[-1] == "secondary")
     if words[:2] == ["ip", "address"] and len(words) >= 4:
         if words[-1] == "secondary":
             return replace(state, secondaries=(*state.secondaries, (words[2], words[3])))
@@ -94,6 +96,18 @@ def _setting(state: IfConfig, text: str) -> IfConfig:
         return replace(state, speed=value) if words[0] == "speed" else \
             replace(state, duplex=value)
     return state
+
+
+def _cidr_setting(state: IfConfig, text: str, *, secondary: bool) -> IfConfig:
+    """``ip address 198.19.1.1/30`` (EOS, NX-OS): the address and its mask."""
+    try:
+        parsed = ipaddress.IPv4Interface(text)
+    except ValueError:
+        return state
+    pair = (str(parsed.ip), str(parsed.netmask))
+    if secondary:
+        return replace(state, secondaries=(*state.secondaries, pair))
+    return replace(state, address=pair)
 
 
 def prefix_length(mask: str) -> int:
@@ -180,12 +194,18 @@ def _zeroed(lines: list[str]) -> list[str]:
 
 
 def _template(blocks: list[tuple[str, list[str]]], name: str) -> list[str]:
+    return _zeroed(_like(blocks, name))
+
+
+def _like(blocks: list[tuple[str, list[str]]], name: str) -> list[str]:
+    """The block of an interface of ``name``'s type (a sub-interface's of a sub-interface),
+    else the first block."""
     kind = re.match(r"^[A-Za-z-]+", name)
     sub = "." in name
     same = [lines for other, lines in blocks
             if kind and other.startswith(kind.group()) and ("." in other) == sub]
     same = same or [lines for other, lines in blocks if kind and other.startswith(kind.group())]
-    return _zeroed(same[0] if same else blocks[0][1])
+    return same[0] if same else blocks[0][1]
 
 
 def _kind(name: str) -> str:
@@ -349,8 +369,8 @@ _Block = Callable[[list[str], IfConfig | None, IfConfig | None, str], list[str]]
 
 def _interfaces(view: ViewInput, head: re.Pattern[str], block: _Block) -> str:
     """Every interface's block of the transcript (split at ``head``), each rewritten by ``block``
-    where its configuration differs from the default one; a configured interface the
-    transcript lacks gets a block made from one of its kind."""
+    where its configuration differs from the default one, its counters ``view.seconds`` on; a
+    configured interface the transcript lacks gets a block made from one of its kind."""
     blocks = _split_blocks(view.transcript, head)
     known = dict(blocks)
     out: list[str] = []
@@ -359,7 +379,410 @@ def _interfaces(view: ViewInput, head: re.Pattern[str], block: _Block) -> str:
         base = view.base.get(name)
         if lines is None:
             lines, base = _template(blocks, name), None
-        out += block(lines, base, view.current.get(name), name)
+        out += advance_counters(block(lines, base, view.current.get(name), name), view.seconds)
+    return "\n".join(out) + "\n"
+
+
+# --- counters at the block's rates: EOS, NX-OS, Junos ------------------------------------------
+
+_UNITS = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9}
+
+
+@dataclass(frozen=True)
+class CounterForm:
+    """How a platform's interface block shows its rates and counters.
+
+    ``rates`` match a rate line: named groups ``pps``, ``bits`` (and ``unit``: ``k``, ``M``,
+    ``G`` before ``bps``). ``counters`` match a line of counters: named groups ``packets``,
+    ``octets``, ``ucast``, ``mcast`` and ``bcast``. A group is the input's or the output's by
+    its prefix (``in_pps``), else by the line's ``way`` group (``input``, ``Output``), else by
+    the section the line is in: ``sections`` match the line that starts one (``RX``, ``TX``),
+    its ``way`` group saying which. A block's first rate of each way is its rate."""
+
+    rates: tuple[re.Pattern[str], ...]
+    counters: tuple[re.Pattern[str], ...]
+    sections: re.Pattern[str] | None = None
+
+
+@dataclass(frozen=True)
+class _Flow:
+    """A way's traffic per second."""
+
+    packets: float
+    octets: float
+
+
+def _way(word: str) -> str:
+    """``in`` or ``out``, as ``word`` says (``input``, ``Output``, ``RX``, ``Received``, ``Sent``)."""
+    return "in" if word[:1].lower() in ("i", "r") else "out"
+
+
+def _fields(found: re.Match[str], way: str | None) -> list[tuple[str, str, str]]:
+    """(group, way, what it counts) of each number ``found`` matched (``way``: the section's)."""
+    if "way" in found.re.groupindex and found.group("way"):
+        way = _way(found.group("way"))
+    out = []
+    for group in found.re.groupindex:
+        if group == "way" or found.group(group) is None:
+            continue
+        prefix, _, what = group.partition("_")
+        side, what = (prefix, what) if what else (way, group)
+        if side is not None:
+            out.append((group, side, what))
+    return out
+
+
+def _flows(lines: list[str], form: CounterForm) -> dict[str, _Flow]:
+    """The block's rates, by way."""
+    flows: dict[str, _Flow] = {}
+    for line in lines:
+        for pattern in form.rates:
+            found = pattern.search(line)
+            if found is None:
+                continue
+            values = {(side, what): found.group(group) for group, side, what in _fields(found, None)}
+            for side in ("in", "out"):
+                if side in flows or (side, "pps") not in values:
+                    continue
+                bits = float(values.get((side, "bits")) or 0) * \
+                    _UNITS.get(values.get((side, "unit")) or "", 1.0)
+                flows[side] = _Flow(float(values[(side, "pps")]), bits / 8)
+    return flows
+
+
+_Change = Callable[[str, str, int], int]
+
+
+def _rewrite(lines: list[str], form: CounterForm, change: _Change) -> list[str]:
+    """``lines`` with each counter ``n`` (way, what it counts) made ``change(way, what, n)``."""
+    out: list[str] = []
+    way: str | None = None
+    for line in lines:
+        section = form.sections.match(line) if form.sections is not None else None
+        if section is not None:
+            way = _way(section.group("way"))
+        for pattern in form.counters:
+            found = pattern.match(line)
+            if found is not None:
+                texts = {group: str(change(side, what, int(found.group(group))))
+                         for group, side, what in _fields(found, way)}
+                line = _substituted(line, found, texts)
+                break
+        out.append(line)
+    return out
+
+
+def _substituted(line: str, found: re.Match[str], texts: Mapping[str, str]) -> str:
+    """``line`` with the groups of ``found`` named in ``texts`` replaced by their text."""
+    for group in sorted(texts, key=found.start, reverse=True):
+        line = line[:found.start(group)] + texts[group] + line[found.end(group):]
+    return line
+
+
+def move_counters(lines: list[str], seconds: float, form: CounterForm) -> list[str]:
+    """``lines`` (one interface's block) with its counters ``seconds`` on at its rates: packets
+    and bytes, broadcasts and multicasts in the share of the packets they had, unicasts the
+    rest (a block that shows no rate keeps its counters)."""
+    flows = _flows(lines, form)
+    if seconds <= 0 or not any(flow.packets or flow.octets for flow in flows.values()):
+        return lines
+    totals: dict[tuple[str, str], int] = {}
+
+    def note(side: str, what: str, value: int) -> int:
+        totals.setdefault((side, what), value)
+        return value
+
+    _rewrite(lines, form, note)
+    delta: dict[tuple[str, str], int] = {}
+    for side, flow in flows.items():
+        packets = int(flow.packets * seconds)
+        total = totals.get((side, "packets"), 0)
+        for what in ("bcast", "mcast"):
+            share = totals.get((side, what), 0) / total if total else 0.0
+            delta[(side, what)] = int(flow.packets * seconds * share)
+        delta[(side, "packets")] = packets
+        delta[(side, "octets")] = int(flow.octets * seconds)
+        delta[(side, "ucast")] = packets - delta[(side, "bcast")] - delta[(side, "mcast")]
+    return _rewrite(lines, form, lambda side, what, value: value + delta.get((side, what), 0))
+
+
+def zero_counters(lines: list[str], form: CounterForm) -> list[str]:
+    """``lines`` with their rates and counters at zero (the block of a new interface)."""
+    out = []
+    for line in _rewrite(lines, form, lambda side, what, value: 0):
+        for pattern in form.rates:
+            found = pattern.search(line)
+            if found is not None:
+                line = _substituted(line, found, {
+                    group: "" if what == "unit" else "0" for group, _, what in
+                    _fields(found, "in")})
+        out.append(line)
+    return out
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A platform's ``show interfaces``: where a block starts, its counters, and whether an
+    empty line parts the blocks."""
+
+    head: re.Pattern[str]
+    counters: CounterForm
+    separated: bool = False
+
+
+def _trimmed(lines: list[str]) -> list[str]:
+    """``lines`` without the empty lines at their end."""
+    end = len(lines)
+    while end and not lines[end - 1]:
+        end -= 1
+    return lines[:end]
+
+
+def _laid_out(view: ViewInput, layout: Layout, block: _Block) -> str:
+    """As :func:`_interfaces`, for blocks of ``layout``: a configured interface the transcript
+    lacks gets a block only if the default configuration lacks it too (the transcripts show
+    what they show of the default one)."""
+    blocks = [(name, _trimmed(lines)) for name, lines in _split_blocks(view.transcript,
+                                                                       layout.head)]
+    known = dict(blocks)
+    new = {name: cur for name, cur in view.current.items()
+           if name in known or name not in view.base}
+    out: list[list[str]] = []
+    for name in _ordered(list(known), new):
+        lines = known.get(name)
+        base = view.base.get(name)
+        if lines is None:
+            lines, base = zero_counters(_like(blocks, name), layout.counters), None
+        lines = block(lines, base, view.current.get(name), name)
+        out.append(move_counters(lines, view.seconds, layout.counters))
+    glue = "\n\n" if layout.separated else "\n"
+    return glue.join("\n".join(lines) for lines in out) + "\n"
+
+
+# --- EOS ---------------------------------------------------------------------------------------
+
+_BPS = r"(?P<bits>[\d.]+) (?P<unit>[kMG]?)bps"
+EOS = Layout(_IOS_HEAD, CounterForm(
+    rates=(re.compile(rf"(?P<way>input|output) rate {_BPS} .*, (?P<pps>\d+) packets/sec$"),),
+    counters=(re.compile(r"^\s+(?P<packets>\d+) packets (?P<way>input|output), "
+                         r"(?P<octets>\d+) bytes$"),
+              re.compile(r"^\s+Received (?P<in_bcast>\d+) broadcasts, "
+                         r"(?P<in_mcast>\d+) multicast$"),
+              re.compile(r"^\s+Sent (?P<out_bcast>\d+) broadcasts, "
+                         r"(?P<out_mcast>\d+) multicast$"))))
+_EOS_ADDRESS = ("  Description: ", "  Internet address is ", "  Broadcast address is ",
+                "  No Internet protocol address assigned")
+
+
+def _eos_block(lines: list[str], base: IfConfig | None, cur: IfConfig | None,
+               name: str) -> list[str]:
+    if cur is None or cur == base:
+        return lines
+    head = _IOS_HEAD.match(lines[0])
+    status, protocol, tail = (head.group(2), head.group(3), head.group(4)) if head else (
+        "up", "up", " (connected)")
+    if cur.shutdown:
+        status, protocol, tail = "administratively down", "down", " (disabled)"
+    elif status == "administratively down":
+        status, protocol, tail = "up", "up", " (connected)"
+    body = [line for line in lines[1:] if not line.startswith(_EOS_ADDRESS)]
+    extra = [f"  Description: {cur.description}"] if cur.description is not None else []
+    if cur.address is not None:
+        extra += [f"  Internet address is {cur.address[0]}/{prefix_length(cur.address[1])}",
+                  "  Broadcast address is 255.255.255.255"]
+    elif any(line.startswith("  IP MTU ") for line in body):  # routed, without an address
+        extra.append("  No Internet protocol address assigned")
+    at = 1 if body and body[0].startswith("  Hardware is") else 0
+    body[at:at] = extra
+    if cur.mtu is not None and cur.mtu != (base.mtu if base else None):
+        body = [re.sub(r"^  IP MTU \d+ bytes.*$", f"  IP MTU {cur.mtu} bytes", line)
+                for line in body]
+    return [f"{name} is {status}, line protocol is {protocol}{tail}", *body]
+
+
+def eos_interfaces(view: ViewInput) -> str:
+    """EOS ``show interfaces``."""
+    return _laid_out(view, EOS, _eos_block)
+
+
+# --- NX-OS -------------------------------------------------------------------------------------
+
+_NXOS_HEAD = re.compile(r"^(\S+) is (up|down)(?: \(([^)]*)\))?"
+                        r"(, line protocol is [^,\s]+)?(.*)$")
+_NXOS_RATE = r"(?P<{0}_bits>[\d.]+) (?P<{0}_unit>[kMG]?)bps, (?P<{0}_pps>\d+) pps"
+NXOS = Layout(_NXOS_HEAD, CounterForm(
+    rates=(re.compile(r"(?P<way>input|output) rate (?P<bits>\d+) bits/sec, "
+                      r"(?P<pps>\d+) packets/sec$"),
+           re.compile(rf"^\s+input rate {_NXOS_RATE.format('in')}; "
+                      rf"output rate {_NXOS_RATE.format('out')}$")),
+    counters=(re.compile(r"^\s+(?P<ucast>\d+) unicast packets  (?P<mcast>\d+) multicast "
+                         r"packets  (?P<bcast>\d+) broadcast packets$"),
+              re.compile(r"^\s+(?P<packets>\d+) (?:input|output) packets  "
+                         r"(?P<octets>\d+) bytes$"),
+              re.compile(r"^\s+(?P<packets>\d+) (?:input|output) packets (?P<ucast>\d+) "
+                         r"unicast packets (?P<mcast>\d+) multicast packets$"),
+              re.compile(r"^\s+(?P<bcast>\d+) broadcast packets (?P<octets>\d+) bytes$"),
+              re.compile(r"^\s+(?P<packets>\d+) packets (?P<way>input|output) "
+                         r"(?P<octets>\d+) bytes"),
+              re.compile(r"^\s+ucast: (?P<packets>\d+) pkts, (?P<octets>\d+) bytes$")),
+    sections=re.compile(r"^  (?:L3 )?(?P<way>RX|TX|Rx|Tx|in|out)(?: Switched:)?$")),
+    separated=True)
+_NXOS_DOWN = "Administratively down"
+
+
+def _nxos_block(lines: list[str], base: IfConfig | None, cur: IfConfig | None,
+                name: str) -> list[str]:
+    if cur is None or cur == base:
+        return lines
+    head = _NXOS_HEAD.match(lines[0])
+    state, reason, protocol, tail = (head.group(2), head.group(3), head.group(4) or "",
+                                     head.group(5)) if head else ("up", None, "", "")
+    if cur.shutdown:
+        state, reason = "down", _NXOS_DOWN
+    elif reason == _NXOS_DOWN:
+        state, reason = "up", None
+    if protocol:
+        protocol = f", line protocol is {state}"
+    out = [f"{name} is {state}{f' ({reason})' if reason else ''}{protocol}{tail}"]
+    admin = "down" if cur.shutdown else "up"
+    body = [re.sub(r"^admin state is \w+", f"admin state is {admin}", line)
+            for line in lines[1:]
+            if not line.startswith(("  Description: ", "  Internet Address is "))]
+    extra = [f"  Description: {cur.description}"] if cur.description is not None else []
+    if cur.address is not None:
+        extra.append(f"  Internet Address is {cur.address[0]}/{prefix_length(cur.address[1])}")
+    at = next((i + 1 for i, line in enumerate(body) if line.startswith("  Hardware")), 0)
+    body[at:at] = extra
+    if cur.mtu != (base.mtu if base else None):
+        mtu = cur.mtu or 1500
+        body = [re.sub(r"^  MTU \d+ bytes", f"  MTU {mtu} bytes", line) for line in body]
+    return out + body
+
+
+def nxos_interfaces(view: ViewInput) -> str:
+    """NX-OS ``show interface``."""
+    return _laid_out(view, NXOS, _nxos_block)
+
+
+# --- Junos -------------------------------------------------------------------------------------
+
+_JUNOS_HEAD = re.compile(r"^Physical interface: ([^,\s]+), (.+?), Physical link is (\S+)$")
+_JUNOS_UNIT = re.compile(r"^  Logical interface (\S+) ")
+_JUNOS_ADDRESS = re.compile(r"^(\s+)(?:Destination: \S+, )?Local: \S+(?:, Broadcast: \S+)?$")
+JUNOS = Layout(_JUNOS_HEAD, CounterForm(
+    rates=(re.compile(r"^  (?P<way>Input|Output) rate\s+: (?P<bits>\d+) bps "
+                      r"\((?P<pps>\d+) pps\)$"),),
+    counters=(re.compile(r"^\s+(?P<way>Input|Output) packets\s*: (?P<packets>\d+)$"),)),
+    separated=True)
+
+
+def _junos_physical(lines: list[str], base: IfConfig | None, cur: IfConfig,
+                    name: str) -> list[str]:
+    """A physical interface's lines as its description, ``disable`` and MTU say."""
+    head = _JUNOS_HEAD.match(lines[0])
+    state, link = (head.group(2), head.group(3)) if head else ("Enabled", "Up")
+    if cur.shutdown:
+        state, link = "Administratively down", "Down"
+    elif state == "Administratively down":
+        state, link = "Enabled", "Up"
+    out = [f"Physical interface: {name}, {state}, Physical link is {link}"]
+    for line in lines[1:]:
+        if line.startswith("  Description: "):
+            continue
+        if cur.mtu is not None and cur.mtu != (base.mtu if base else None):
+            line = re.sub(r"(Link-level type: \S+, MTU: )\d+", rf"\g<1>{cur.mtu}", line)
+            line = re.sub(r"^(    Protocol inet, MTU: )\d+", rf"\g<1>{cur.mtu - 14}", line)
+        out.append(line)
+        if line.startswith("  Interface index: ") and cur.description is not None:
+            out.append(f"  Description: {cur.description}")
+    return out
+
+
+def _junos_address(address: tuple[str, str]) -> str:
+    """A unit's address line as Junos words it (its network cut to the octets its prefix
+    needs: ``198.18/16``)."""
+    parsed = ipaddress.IPv4Interface(f"{address[0]}/{address[1]}")
+    length = parsed.network.prefixlen
+    if length == 32:
+        return f"Local: {parsed.ip}"
+    octets = str(parsed.network.network_address).split(".")[:max(1, -(-length // 8))]
+    return (f"Destination: {'.'.join(octets)}/{length}, Local: {parsed.ip}, "
+            f"Broadcast: {parsed.network.broadcast_address}")
+
+
+def _junos_unit(lines: list[str], cur: IfConfig) -> list[str]:
+    """A logical interface's lines as its description and address say."""
+    out = [lines[0]]
+    if cur.description is not None:
+        out.append(f"    Description: {cur.description}")
+    for line in lines[1:]:
+        if line.startswith("    Description: "):
+            continue
+        found = _JUNOS_ADDRESS.match(line)
+        if found and cur.address is not None:
+            line = found.group(1) + _junos_address(cur.address)
+        out.append(line)
+    return out
+
+
+def _junos_block(view: ViewInput, name: str, lines: list[str]) -> list[str]:
+    cur, base = view.current.get(name), view.base.get(name)
+    out = lines if cur is None or cur == base else _junos_physical(lines, base, cur, name)
+    starts = [at for at, line in enumerate(out) if _JUNOS_UNIT.match(line)]
+    ends = [*starts[1:], len(out)][:len(starts)]
+    for start, end in reversed(list(zip(starts, ends, strict=True))):
+        unit = out[start].split()[2]
+        ucur = view.current.get(unit)
+        if ucur is not None and ucur != view.base.get(unit):
+            body = _trimmed(out[start:end])
+            out = [*out[:start], *_junos_unit(body, ucur), *out[start + len(body):]]
+    return out
+
+
+def junos_interfaces(view: ViewInput) -> str:
+    """Junos ``show interfaces``: each physical interface's block (its units in it) as its
+    configuration says, its counters moved; only the interfaces of the transcript (a
+    configuration names no hardware that is not there)."""
+    blocks = _split_blocks(view.transcript, _JUNOS_HEAD)
+    out = [move_counters(_junos_block(view, name, _trimmed(lines)), view.seconds,
+                         JUNOS.counters) for name, lines in blocks]
+    return "\n\n".join("\n".join(lines) for lines in out) + "\n"
+
+
+_TERSE_ROW = re.compile(r"^(\S+\s+)(up|down)(\s+)(up|down)(\s*)(.*)$")
+
+
+def _terse_row(found: re.Match[str], view: ViewInput) -> str:
+    name = found.group(1).rstrip()
+    physical = name.split(".")[0]
+    admin, link = found.group(2), found.group(4)
+    cur, base = view.current.get(physical), view.base.get(physical)
+    if cur is not None and cur != base:
+        if cur.shutdown:
+            admin, link = ("up", "down") if "." in name else ("down", "down")
+        elif base is not None and base.shutdown:
+            admin, link = "up", "up"
+    rest = found.group(6)
+    unit, ubase = view.current.get(name), view.base.get(name)
+    if "." in name and unit is not None and unit != ubase:
+        if unit.shutdown:
+            admin, link = "down", "down"
+        if unit.address is not None and rest:
+            address = f"{unit.address[0]}/{prefix_length(unit.address[1])}"
+            rest = re.sub(r"\d+\.\d+\.\d+\.\d+(/\d+)?", address, rest, count=1)
+    if (admin, link, rest) == (found.group(2), found.group(4), found.group(6)):
+        return found.group(0)
+    return f"{found.group(1)}{admin:<6}{link:<5}{rest}".rstrip() if rest else \
+        f"{found.group(1)}{admin:<6}{link}"
+
+
+def junos_terse(view: ViewInput) -> str:
+    """Junos ``show interfaces terse``: admin and link status as ``disable`` says, a unit's
+    address as its configuration says."""
+    out = []
+    for line in view.transcript.splitlines():
+        found = _TERSE_ROW.match(line)
+        out.append(_terse_row(found, view) if found else line)
     return "\n".join(out) + "\n"
 
 
@@ -519,6 +942,8 @@ class ViewInput:
     base: Mapping[str, IfConfig]
     current: Mapping[str, IfConfig]
     children: Mapping[str, tuple[str, ...]]
+    #: Whole seconds the device has run: how far its counters have moved.
+    seconds: int = 0
 
 
 VIEWS: dict[str, Callable[[ViewInput], str]] = {
@@ -526,6 +951,16 @@ VIEWS: dict[str, Callable[[ViewInput], str]] = {
     "asa_interfaces": asa_interfaces,
     "brief": brief,
     "ios_ip_interface": ios_ip_interface,
+    "eos_interfaces": eos_interfaces,
+    "nxos_interfaces": nxos_interfaces,
+    "junos_interfaces": junos_interfaces,
+    "junos_terse": junos_terse,
+}
+#: Where each view's blocks start (the first line of an interface's part; IOS's if not named).
+HEADS: dict[str, re.Pattern[str]] = {
+    "asa_interfaces": _ASA_HEAD,
+    "nxos_interfaces": _NXOS_HEAD,
+    "junos_interfaces": _JUNOS_HEAD,
 }
 
 
@@ -562,14 +997,13 @@ def _view_spec(folder: Path) -> ViewSpec:
 
 def select(text: str, name: str, kind: str) -> str | None:
     """The part of a per-interface output (``kind`` is its view) about interface ``name``."""
-    head = _ASA_HEAD if kind == "asa_interfaces" else _IOS_HEAD
     if kind == "brief":
         lines = text.splitlines()
         rows = [row for row in lines[1:] if row.split()[:1] == [name]]
         return "\n".join([lines[0], *rows]) + "\n" if rows else None
-    for found, lines in _split_blocks(text, head):
+    for found, lines in _split_blocks(text, HEADS.get(kind, _IOS_HEAD)):
         if found == name:
-            return "\n".join(lines) + "\n"
+            return "\n".join(_trimmed(lines)) + "\n"
     return None
 
 
@@ -636,11 +1070,8 @@ class DerivedState:
         kind = self.spec.views[words]
         source = self.spec.sources.get(kind, words)
         current, children = self.current()
-        text = VIEWS[kind](ViewInput(self._rendered(source), self.base, current, children))
-        if kind.endswith("interfaces") and second:
-            head = _ASA_HEAD if kind == "asa_interfaces" else _IOS_HEAD
-            text = "".join("\n".join(advance_counters(lines, second)) + "\n"
-                           for _, lines in _split_blocks(text, head))
+        text = VIEWS[kind](ViewInput(self._rendered(source), self.base, current, children,
+                                     second))
         self._made[words] = (version, second, text)
         return text
 

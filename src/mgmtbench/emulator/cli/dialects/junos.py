@@ -23,18 +23,21 @@ a named level (``et-0/0/2 ...``).
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import shlex
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from mgmtbench.emulator.cli import filters
 from mgmtbench.emulator.cli.engine import Action, Dialect, Question, Reply, Session
 from mgmtbench.emulator.cli.grammar import Match, ParseError, ParseErrorKind
 from mgmtbench.emulator.device.clock import junos_time_text, uptime_text
+from mgmtbench.emulator.device.derived import VIEWS, IfConfig, ViewInput, select
 from mgmtbench.emulator.device.device import Device
+from mgmtbench.emulator.device.transcripts import CommandWords
 
 INDENT = "    "
 # Statements whose keyword and its value make one level of the hierarchy.
@@ -297,6 +300,93 @@ def config_of(device: Device) -> JunosConfig:
     return found
 
 
+# --- interface outputs that follow the active configuration and the clock -----------------------
+
+#: The view (:data:`mgmtbench.emulator.device.derived.VIEWS`) each command's transcript is
+#: made into.
+INTERFACE_VIEWS: dict[CommandWords, str] = {
+    ("show", "interfaces"): "junos_interfaces",
+    ("show", "interfaces", "terse"): "junos_terse",
+}
+
+
+def interface_configs(statements: list[Statement]) -> dict[str, IfConfig]:
+    """The interfaces of a configuration (``interfaces { ... }`` of ``statements``) as the show
+    commands tell them: each physical interface by its name (description, ``disable``, MTU),
+    each unit as ``name.N`` (description, ``disable``, its first ``family inet`` address)."""
+    found: dict[str, IfConfig] = {}
+    for entry in find(statements, ["interfaces"]) or []:
+        if entry.children is None or len(entry.words) != 1:
+            continue
+        name = entry.words[0]
+        found[name] = _if_config(name, entry.children)
+        for unit in entry.children:
+            if unit.children is not None and unit.words[:1] == ["unit"] and len(unit.words) == 2:
+                found[f"{name}.{unit.words[1]}"] = _if_config(f"{name}.{unit.words[1]}",
+                                                              unit.children)
+    return found
+
+
+def _if_config(name: str, body: list[Statement]) -> IfConfig:
+    leaves = {st.words[0]: st.words[1:] for st in body if st.children is None and st.words}
+    mtu = (leaves.get("mtu") or [""])[0]
+    description = leaves.get("description")
+    address = None
+    for st in find(body, ["family", "inet"]) or []:
+        if st.words[:1] == ["address"] and len(st.words) >= 2 and address is None:
+            try:
+                parsed = ipaddress.IPv4Interface(st.words[1])
+            except ValueError:
+                continue
+            address = (str(parsed.ip), str(parsed.netmask))
+    return IfConfig(name, description=" ".join(description) if description is not None else None,
+                    address=address, shutdown="disable" in leaves,
+                    mtu=int(mtu) if mtu.isdigit() else None)
+
+
+@dataclass(eq=False)
+class _Views:
+    """A device's interface views: the default configuration's interfaces, and each view as
+    last made (commit count, second, text)."""
+
+    base: dict[str, IfConfig]
+    made: dict[CommandWords, tuple[int, int, str]] = field(default_factory=dict)
+
+
+_VIEWS: weakref.WeakKeyDictionary[Device, _Views] = weakref.WeakKeyDictionary()
+
+
+def interface_view(device: Device, words: CommandWords) -> str:
+    """The output of ``words`` (one of :data:`INTERFACE_VIEWS`) as of now: the transcript as the
+    active configuration and the device's clock make it, once per commit and second."""
+    views = _VIEWS.get(device)
+    if views is None:
+        views = _VIEWS[device] = _Views(interface_configs(
+            parse(device.transcript(("show", "configuration")))))
+    config = config_of(device)
+    second = int(device.clock.elapsed())
+    made = views.made.get(words)
+    if made is not None and made[:2] == (config.version, second):
+        return made[2]
+    text = VIEWS[INTERFACE_VIEWS[words]](ViewInput(
+        device.transcript(words), views.base, interface_configs(config.active), {}, second))
+    views.made[words] = (config.version, second, text)
+    return text
+
+
+def _show_interfaces(session: Session, found: Match[Action]) -> Reply:
+    return Reply(interface_view(session.device, found.words))
+
+
+def _show_interface(session: Session, found: Match[Action]) -> Reply:
+    """``show interfaces et-0/0/0``: that interface's block."""
+    name = found.args[0]
+    text = select(interface_view(session.device, ("show", "interfaces")), name,
+                  INTERFACE_VIEWS[("show", "interfaces")])
+    return Reply(text) if text is not None else \
+        Reply(f"error: device {name} not found\n", ok=False)
+
+
 def _syntax_error(session: Session, line: str, position: int, message: str) -> Reply:
     caret = " " * (len(session.prompt.rsplit("\n", 1)[-1]) + position) + "^"
     return Reply(f"{caret}\n{message}\n", ok=False)
@@ -526,6 +616,9 @@ DIALECT = Dialect(
         "show configuration": _show_configuration,
         "show configuration <line>": _show_configuration,
         "show system uptime": _show_system_uptime,
+        "show interfaces": _show_interfaces,
+        "show interfaces terse": _show_interfaces,
+        "show interfaces <word>": _show_interface,
     },
     config={
         "set <line>": _set,
