@@ -26,7 +26,7 @@ def test_platform_commands_are_the_dialect_and_the_file_commands(platform: str) 
     assert own.exec == alone.exec
     assert own.config == alone.config
     assert own.free_config == alone.free_config
-    assert own.privileged == file_commands(style.file_commands)
+    assert own.privileged == {**alone.privileged, **file_commands(style.file_commands)}
     trees = platform_trees(load_platform(platform))
     for pattern, action in {**own.privileged, **own.exec}.items():  # they win over built-ins
         assert trees.priv.match(typed(pattern)).action is action, pattern

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from napalm import get_network_driver
+from napalm.base.exceptions import MergeConfigException
 
 from mgmtbench.emulator import CliSession, Device, DeviceFacts, EmulatorThread, load_platform
 from mgmtbench.emulator.cli.session import Mode
@@ -226,3 +227,67 @@ def test_napalm_eos_getters_read_the_device(eos: EmulatorThread, napalm_eos: Any
     counters = napalm_eos.get_interfaces_counters()
     assert counters["Ethernet1"]["rx_octets"] > 0
     assert list(napalm_eos.get_ntp_servers()) == ["198.19.255.100"]
+
+
+# --- configuration sessions: NAPALM eos's configuration workflow ------------------------------
+
+@pytest.fixture
+def own_eos(fresh_emulator: Callable[..., EmulatorThread]) -> Iterator[tuple[Any, Device]]:
+    """A NAPALM eos driver on a device of the test's own (its configuration changes)."""
+    emu = fresh_emulator("arista_eos")
+    endpoint = emu.endpoints[0]
+    assert emu.emulator.tls is not None
+    context = ssl.create_default_context(cafile=str(emu.emulator.tls.ca))
+    driver = get_network_driver("eos")(
+        endpoint.host, USERNAME, PASSWORD, timeout=20,
+        optional_args={"port": endpoint.https_port, "transport": "https", "context": context})
+    driver.open()
+    yield driver, endpoint.device
+    driver.close()
+
+
+def running(device: Device) -> str:
+    return device.transcript(("show", "running-config"))
+
+
+def test_napalm_eos_merge_compare_commit_rollback(own_eos: tuple[Any, Device]) -> None:
+    driver, device = own_eos
+    before = running(device)
+    driver.load_merge_candidate(config="interface Loopback77\n   description merged\n")
+    assert running(device) == before  # a session changes nothing until committed
+    diff = driver.compare_config()
+    assert [line for line in diff.splitlines() if line[:1] in "+-"] == [
+        "+!", "+interface Loopback77", "+   description merged"]
+    driver.commit_config()
+    assert "interface Loopback77\n   description merged\n" in running(device)
+    assert "interface Loopback77" in device.saved.startup  # commit_config writes memory
+    assert driver.compare_config() == ""
+    driver.rollback()  # configure replace flash:rollback-0 (the startup before the commit)
+    assert "Loopback77" not in running(device)
+
+
+def test_napalm_eos_discard_and_a_refused_line(own_eos: tuple[Any, Device]) -> None:
+    driver, device = own_eos
+    before = running(device)
+    driver.load_merge_candidate(config="ntp server 198.19.255.102\n")
+    driver.discard_config()
+    assert driver.compare_config() == ""
+    with pytest.raises(MergeConfigException, match="invalid command"):
+        driver.load_merge_candidate(config="interface Loopback5\n   bogus words\n")
+    assert running(device) == before
+    sessions = driver._run_commands(["show configuration sessions"])[0]["sessions"]
+    assert sessions == {}  # the refused session was aborted
+
+
+def test_napalm_eos_replace_changes_only_what_differs(own_eos: tuple[Any, Device]) -> None:
+    driver, device = own_eos
+    config = driver.get_config()["running"]
+    driver.load_replace_candidate(config=config.replace("lab-rack-12", "rack-99"))
+    diff = [line for line in driver.compare_config().splitlines() if line[:1] in "+-"]
+    assert diff == ["-snmp-server location lab-rack-12", "+snmp-server location rack-99"]
+    driver.commit_config()
+    after = running(device)
+    assert "snmp-server location rack-99\n" in after
+    # What a replace typed line by line cannot keep (EOS's `no` lines) stays as it was.
+    assert "no aaa root\n" in after
+    assert "   no passive-interface Ethernet1\n" in after

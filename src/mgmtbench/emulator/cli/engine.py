@@ -36,7 +36,7 @@ from mgmtbench.emulator.cli.configgrammar import (
 )
 from mgmtbench.emulator.cli.fscommands import dir_output, verify_md5_output
 from mgmtbench.emulator.cli.grammar import CommandTree, Match, ParseError, ParseErrorKind
-from mgmtbench.emulator.device.config import ConfigFull, ConfigLine
+from mgmtbench.emulator.device.config import ConfigFull, ConfigLine, RunningConfig
 from mgmtbench.emulator.device.device import Device
 from mgmtbench.emulator.device.transcripts import Platform
 
@@ -160,6 +160,11 @@ class Session(ABC):
         self.interactive = False
         #: Delimited text being typed (``banner motd ^C`` ...): it takes the next lines.
         self.pending_text: PendingText | None = None
+        #: The configuration that configuration lines change when it is not the running one
+        #: (EOS's ``configure session``: :mod:`.dialects.eos`), and the name its prompt shows
+        #: for the top of configuration mode (``config-s-NAME``).
+        self.candidate: RunningConfig | None = None
+        self.candidate_mode: str | None = None
 
     @abstractmethod
     def trees(self) -> Trees:
@@ -178,8 +183,9 @@ class Session(ABC):
         style = self.device.platform.style
         template = (style.prompt_user if self.mode is Mode.USER else
                     style.prompt_priv if self.mode is Mode.PRIV else style.prompt_config)
+        mode = self.block_prompt or self.candidate_mode or style.config_mode
         return template.format(host=self.device.hostname, user=self.user,
-                               mode=self.block_prompt or style.config_mode) + style.prompt_suffix
+                               mode=mode) + style.prompt_suffix
 
     def execute(self, line: str) -> Reply:
         """Run one typed line and return what the device prints for it (a refusal instead of
@@ -258,12 +264,12 @@ class Session(ABC):
         """``show ... | json``: the command's output as the platform's JSON
         (:mod:`~mgmtbench.emulator.structured`), made from its text; the platform's refusal
         for a command it has no JSON for, and an error as the command prints it."""
-        shape = structured.shape_for(self.device.platform.style.name, found.words)
-        if shape is None:
-            return Reply(self.device.platform.style.unconverted, ok=False)
         reply = found.action(self, found)
-        if not reply.ok or reply.more is not None:
+        if not reply.ok:
             return reply
+        shape = structured.shape_for(self.device.platform.style.name, found.words)
+        if shape is None or reply.more is not None:
+            return Reply(self.device.platform.style.unconverted, ok=False)
         value = shape(structured.ShapeInput(reply.output, found.args, self.device))
         return Reply(structured.render_json(value), paged=reply.paged)
 
@@ -327,6 +333,7 @@ class Session(ABC):
         if self.mode is Mode.CONFIG:
             self.mode, self.block, self.block_prompt = Mode.PRIV, None, None
             self.config_outer = []
+            self.candidate, self.candidate_mode = None, None
             self.pending_text = None  # Ctrl-C in a banner's text drops it, as on IOS
 
     def _error(self, exc: ParseError, line: str) -> Reply:
@@ -348,18 +355,25 @@ class Session(ABC):
             return Reply(style.incomplete_hint.format(command=exc.words[0]), ok=False)
         return Reply(style.incomplete.format(command=line.strip(), **where), ok=False)
 
+    @property
+    def config_target(self) -> RunningConfig | None:
+        """What configuration lines change: the session's :attr:`candidate`, else the running
+        configuration."""
+        return self.candidate if self.candidate is not None else self.device.config
+
     def _configure(self, line: str, builtin: ParseError) -> Reply:
         """A configuration line that is no session command (``builtin``: why not) through the
         platform's grammar (:mod:`.configgrammar`): refused like the device refuses it (the
-        error that got further into the line), or applied to the running configuration."""
-        config = self.device.config
+        error that got further into the line), or applied to the running configuration (or the
+        session's :attr:`candidate`, where ``hostname`` renames nothing yet)."""
+        config = self.config_target
         if config is None:
             return Reply()
         state = ConfigState(self.block, self.block_prompt, self.config_mode,
                             outer=list(self.config_outer))
+        rename = self.device.set_hostname if self.candidate is None else None
         try:
-            output = configure(self.device.platform, config, state, line,
-                               self.device.set_hostname)
+            output = configure(self.device.platform, config, state, line, rename)
         except ParseError as exc:
             further = builtin.position > exc.position and builtin.kind is ParseErrorKind.INVALID
             return self._error(builtin if further else exc, line)
@@ -373,7 +387,7 @@ class Session(ABC):
     def _text_line(self, line: str) -> Reply:
         """One more line of a banner's text (:attr:`pending_text`): kept when it closes it."""
         assert self.pending_text is not None
-        config = self.device.config
+        config = self.config_target
         if config is not None:
             try:  # the text so far and this line: refused whole past the capacity
                 config.check_room(self.pending_text.size + len(line) + 1)
@@ -383,8 +397,8 @@ class Session(ABC):
         done = self.pending_text.add(line[:self.max_line])
         if done is not None:
             self.pending_text = None
-            if self.device.config is not None:
-                finish_text(self.device.config, done)
+            if config is not None:
+                finish_text(config, done)
         return Reply()
 
 

@@ -23,7 +23,6 @@ start``).
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
@@ -38,7 +37,7 @@ from mgmtbench.emulator.cli.configgrammar import GLOBAL, config_grammar
 from mgmtbench.emulator.cli.engine import Action, Mode, Question, Reply, Session
 from mgmtbench.emulator.cli.grammar import Match, ParseError, ParseErrorKind
 from mgmtbench.emulator.device.banner import group_lines
-from mgmtbench.emulator.device.config import body, line_key
+from mgmtbench.emulator.device.config import RunningConfig, body, line_key
 from mgmtbench.emulator.device.configstore import NVRAM_SIZE
 from mgmtbench.emulator.device.device import RUNNING_CONFIG, Device
 from mgmtbench.emulator.device.filesystem import DeviceFileSystem, Parts
@@ -120,8 +119,10 @@ def write_file(files: DeviceFileSystem, parts: Parts, text: str) -> None:
 
 
 def prompts_quiet(device: Device) -> bool:
-    """Whether ``file prompt quiet`` is in the running configuration."""
-    return "\nfile prompt quiet\n" in "\n" + running_text(device)
+    """Whether file commands ask nothing: the platform never asks (EOS), or ``file prompt
+    quiet`` is in the running configuration."""
+    return (not device.platform.style.file_prompts
+            or "\nfile prompt quiet\n" in "\n" + running_text(device))
 
 
 def copied(size: int) -> str:
@@ -145,13 +146,17 @@ def _shown(files: DeviceFileSystem, word: str) -> str:
 # --- configuration mode from a file ---------------------------------------------------------
 
 
-def apply_config(typist: Session, lines: Iterable[Command]) -> list[str]:
+def apply_config(typist: Session, lines: Iterable[Command],
+                 target: RunningConfig | None = None) -> list[str]:
     """Type ``lines`` in configuration mode, in a new session like ``typist`` on its device,
     each at its depth: a line at a depth no deeper than an open sub-mode's line leaves that
     sub-mode first (``exit``, or the line itself when it is the sub-mode's closing line such as
     ``exit-address-family``), as the file's indentation says, so each line lands under its own
-    parent however deep the blocks nest; the error messages of the lines the device refused."""
+    parent however deep the blocks nest; the error messages of the lines the device refused.
+    The lines change ``target`` when given (a configuration session's), else the running
+    configuration."""
     session = typist.new_session(Mode.CONFIG)
+    session.candidate = target
     opened: list[int] = []  # depths of the lines whose sub-modes are open, outermost first
     errors: list[str] = []
     for line in lines:
@@ -248,9 +253,10 @@ def archive_settings(device: Device) -> ArchiveSettings | None:
 
 def save_archive(device: Device, settings: ArchiveSettings) -> None:
     """Write the running configuration to the next archive file (the oldest goes beyond
-    ``maximum``), named as IOS-XE names them: ``<path>-<Mon-DD-HH-MM-SS.mmm-UTC>-<n>``."""
-    now = time.time()
-    stamp = time.strftime("%b-%d-%H-%M-%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}"
+    ``maximum``), named as IOS-XE names them: ``<path>-<Mon-DD-HH-MM-SS.mmm-UTC>-<n>``, at the
+    device clock's time."""
+    now = device.clock.now()
+    stamp = f"{now:%b-%d-%H-%M-%S}.{now.microsecond // 1000:03d}"
     name = f"{settings.path.replace('$t', '')}-{stamp}-UTC-{device.saved.archived}"
     files = device.files
     try:
@@ -397,7 +403,8 @@ def _delete(session: Session, found: Match[Action]) -> Reply:
 
 def _show_startup(session: Session, found: Match[Action]) -> Reply:
     text = session.device.saved.startup
-    return Reply(f"Using {len(text)} out of {NVRAM_SIZE} bytes\n{text}")
+    header = session.device.platform.style.startup_header
+    return Reply(header.format(size=len(text), nvram=NVRAM_SIZE) + text)
 
 
 def _show_archive(session: Session, found: Match[Action]) -> Reply:

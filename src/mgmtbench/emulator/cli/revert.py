@@ -208,7 +208,7 @@ def _configure_replace(session: Session, found: Match[Action]) -> Reply:
             start(session, minutes, before)
         return Reply(listed + "".join(errors) + _REPLACE_DONE)
 
-    if "force" in options:
+    if "force" in options or not device.platform.style.file_prompts:
         return replace("y")
     return Reply(ask=Question(_REPLACE_QUESTION, replace))
 

@@ -20,6 +20,8 @@ from mgmtbench.errors import TranscriptError
 
 PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 #: What saving the configuration prints unless a platform says otherwise (IOS's words).
+#: IOS's line above ``show startup-config``'s configuration.
+STARTUP_HEADER = "Using {size} out of {nvram} bytes\n"
 SAVE_REPLY = "Building configuration...\n[OK]\n"
 FACT_NAMES = frozenset({"hostname", "serial", "mac", "mgmt_ip"})
 #: The device clock's placeholders (:mod:`.clock`): ``clock``, ``uptime``, ``restarted`` and the
@@ -131,6 +133,12 @@ class PlatformStyle:
     #: The platform's own HTTP APIs, modules of :mod:`mgmtbench.emulator.platformapi` (EOS's
     #: ``eapi``).
     apis: tuple[str, ...] = ()
+    #: False: file commands ask no question (``copy``, ``delete``, ``configure replace`` on
+    #: EOS), as IOS's do with ``file prompt quiet``.
+    file_prompts: bool = True
+    #: What ``show startup-config`` prints above the configuration (``{size}``: its bytes,
+    #: ``{nvram}``: NVRAM's).
+    startup_header: str = STARTUP_HEADER
 
     @property
     def paging_off(self) -> str:
@@ -279,6 +287,8 @@ def _load_style(path: Path, name: str) -> PlatformStyle:
             dialect=str(raw.get("dialect", "")),
             unconverted=str(raw.get("unconverted", "% This is an unconverted command\n")),
             apis=tuple(str(a) for a in raw.get("apis", [])),
+            file_prompts=bool(raw.get("file_prompts", True)),
+            startup_header=str(raw.get("startup_header", STARTUP_HEADER)),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise TranscriptError(f"{path}: missing or bad field {exc}") from exc

@@ -147,8 +147,7 @@ def _one(session: CliSession, command: str, form: str) -> tuple[int | None, Json
     if not reply.ok:
         if structured and text == session.device.platform.style.unconverted:
             return UNCONVERTED, {"errors": [_message(text)]}
-        invalid = not session.command_words(command)
-        return (INVALID if invalid else FAILED), {"errors": [_message(text)]}
+        return (INVALID if _refused(session, text) else FAILED), {"errors": [_message(text)]}
     if form == "text":
         return None, {"output": text}
     if structured:
@@ -156,6 +155,14 @@ def _one(session: CliSession, command: str, form: str) -> tuple[int | None, Json
         return None, value
     messages = [line for line in text.splitlines() if line.strip()]
     return None, ({"messages": messages} if messages else {})
+
+
+def _refused(session: CliSession, text: str) -> bool:
+    """Whether ``text`` is the platform's refusal of a command it does not know (invalid,
+    incomplete or ambiguous), rather than a command that ran and failed."""
+    style = session.device.platform.style
+    return any(text.startswith(template.split("{")[0]) for template in
+               (style.invalid, style.incomplete, style.ambiguous) if template.split("{")[0])
 
 
 def _message(text: str) -> str:

@@ -387,6 +387,105 @@ def _speed(text: str) -> int:
     return int(m.group(1)) * {"G": 10 ** 9, "M": 10 ** 6, "": 10 ** 6}[m.group(2)]
 
 
+def configuration_sessions(source: ShapeInput) -> JsonObject:
+    """``show configuration sessions [detail]``."""
+    fields = _fields(source.text)
+    found: JsonObject = {}
+    for row in _rows(source.text):
+        name, state, user = (row + [""] * 3)[:3]
+        found[name.lstrip("* ").strip()] = {"state": state, "completedTime": 0,
+                                            "commitUser": "", "description": "",
+                                            "instances": {}, "user": user}
+    return {"sessions": found,
+            "maxSavedSessions": _int(fields.get("Maximum number of completed sessions", "1")),
+            "maxOpenSessions": _int(fields.get("Maximum number of pending sessions", "5"))}
+
+
+def ip_interface(source: ShapeInput) -> JsonObject:
+    """``show ip interface``: as ``show interfaces``, its address one object (not a list)."""
+    found: JsonObject = {}
+    for name, value in interfaces(source)["interfaces"].items():
+        addresses = value["interfaceAddress"]
+        found[name] = {"name": name, "lineProtocolStatus": value["lineProtocolStatus"],
+                       "interfaceStatus": value["interfaceStatus"], "mtu": value["mtu"],
+                       "interfaceAddress": addresses[0] if addresses else {},
+                       "proxyArp": False, "localProxyArp": False, "gratuitousArp": False,
+                       "description": value["description"], "enabled": True}
+    return {"interfaces": found}
+
+
+def users_accounts(source: ShapeInput) -> JsonObject:
+    """``show users accounts``."""
+    found: JsonObject = {}
+    for block in source.text.split("user: ")[1:]:
+        lines = block.splitlines()
+        fields = _fields("\n".join(lines[1:]))
+        found[lines[0].strip()] = {
+            "username": lines[0].strip(), "role": fields.get("role", ""),
+            "privLevel": _int(fields.get("privilege level", "1"), 1),
+            "sshAuthorizedKey": fields.get("ssh public key", "")}
+    return {"users": found}
+
+
+def vrf(source: ShapeInput) -> JsonObject:
+    """``show vrf``."""
+    found: JsonObject = {}
+    for row in _rows(source.text):
+        name, rd, _protocols, state, members = (row + [""] * 5)[:5]
+        if not name:
+            continue
+        listed = [m.strip() for m in members.split(",") if m.strip()]
+        routing = "up" if state.startswith("v4:routing") else "down"
+        found[name] = {"routeDistinguisher": rd, "vrfState": "up", "interfaces": listed,
+                       "interfacesV4": listed, "interfacesV6": [],
+                       "protocols": {"ipv4": {"supported": True, "protocolState": "up",
+                                              "routingState": routing},
+                                     "ipv6": {"supported": True, "protocolState": "up",
+                                              "routingState": "down"}}}
+    return {"vrfs": found}
+
+
+def vlan(source: ShapeInput) -> JsonObject:
+    """``show vlan``."""
+    found: JsonObject = {}
+    for row in _rows(source.text):
+        number, name, status, ports = (row + [""] * 4)[:4]
+        found[number] = {"name": name, "status": status, "dynamic": False,
+                         "interfaces": {long_name(p.strip()): {"privatePromoted": False,
+                                                               "blocked": None}
+                                        for p in ports.split(",") if p.strip()}}
+    return {"vlans": found, "sourceDetail": ""}
+
+
+def _labelled(key: str) -> Shape:
+    def shape(source: ShapeInput) -> JsonObject:
+        return {key: source.text.partition(":")[2].strip()}
+    return shape
+
+
+def arp_vrf_all(source: ShapeInput) -> JsonObject:
+    """``show arp vrf all``: a table per ``VRF: name`` line."""
+    found: JsonObject = {}
+    for part in re.split(r"^VRF: ", source.text, flags=re.M)[1:]:
+        name, _, table = part.partition("\n")
+        found[name.strip()] = ip_arp(ShapeInput(table, source.args, source.device))
+    return {"vrfs": found}
+
+
+def mac_address_table(source: ShapeInput) -> JsonObject:
+    """``show mac address-table``."""
+    now = source.device.clock.now().timestamp()
+    entries = []
+    for row in _rows(source.text.split("Vlan    Mac", 1)[-1]):
+        vlan_id, mac, kind, port, moves, last = (row + [""] * 6)[:6]
+        if not vlan_id.isdigit():
+            continue
+        entries.append({"vlanId": int(vlan_id), "macAddress": colon_mac(mac),
+                        "entryType": kind.lower(), "interface": long_name(port),
+                        "moves": _int(moves), "lastMove": round(now - _duration_hms(last), 2)})
+    return {"unicastTable": {"tableEntries": entries}, "multicastTable": {"tableEntries": []}}
+
+
 SHAPES: dict[str, Shape] = {
     "show version": version,
     "show hostname": hostname,
@@ -396,4 +495,15 @@ SHAPES: dict[str, Shape] = {
     "show lldp neighbors": lldp_neighbors,
     "show ip arp": ip_arp,
     "show ip interface brief": ip_interface_brief,
+    "show configuration sessions": configuration_sessions,
+    "show configuration sessions detail": configuration_sessions,
+    "show ip interface": ip_interface,
+    "show users accounts": users_accounts,
+    "show vrf": vrf,
+    "show vlan": vlan,
+    "show snmp v2-mib chassis": _labelled("chassisId"),
+    "show snmp v2-mib location": _labelled("location"),
+    "show snmp v2-mib contact": _labelled("contact"),
+    "show arp vrf all": arp_vrf_all,
+    "show mac address-table": mac_address_table,
 }
