@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from mgmtbench.emulator.cli import asafileops, fileops, revert
-from mgmtbench.emulator.cli.dialects import eos, junos
+from mgmtbench.emulator.cli.dialects import eos, junos, nxos
 from mgmtbench.emulator.cli.engine import Action, Dialect
 from mgmtbench.emulator.device.transcripts import PlatformStyle
 
@@ -32,7 +32,8 @@ __all__ = ["DIALECTS", "FILE_COMMANDS", "Dialect", "dialect_commands", "file_com
            "platform_commands"]
 
 #: The dialects (``dialect`` in ``platform.toml``) by name.
-DIALECTS: Mapping[str, Dialect] = {"junos": junos.DIALECT, "eos": eos.DIALECT}
+DIALECTS: Mapping[str, Dialect] = {"junos": junos.DIALECT, "eos": eos.DIALECT,
+                                   "nxos": nxos.DIALECT}
 #: The file command sets (``file_commands`` in ``platform.toml``): command patterns and their
 #: actions. IOS's: copy, more, delete, the archive, ``configure replace`` and its revert timer
 #: (:mod:`.revert`); the ASA's: ``more`` as IOS's, ``copy`` and ``delete`` worded as the ASA
