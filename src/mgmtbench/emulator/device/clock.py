@@ -269,11 +269,14 @@ def _plural(count: int, unit: str) -> str:
 def uptime_text(seconds: int, form: str) -> str:
     """An uptime as the platform words it: ``weeks`` (IOS: ``12 weeks, 3 days, 4 hours, 17
     minutes``, zero units left out), ``days`` (ASA: ``12 days 3 hours``), ``eos`` (``6 weeks, 2
-    days, 4 hours and 13 minutes``), ``nxos`` (``44 day(s), 4 hour(s), 13 minute(s), 22
-    second(s)``) or ``junos`` (``6w2d 04:13``, ``2d 20:29``, ``04:13:22`` under a day)."""
+    days, 4 hours and 13 minutes``), ``eos_env`` (``44 days, 4:13:15``: EOS's fan and power
+    supply uptimes), ``nxos`` (``44 day(s), 4 hour(s), 13 minute(s), 22 second(s)``) or
+    ``junos`` (``6w2d 04:13``, ``2d 20:29``, ``04:13:22`` under a day)."""
     minutes, hours, days = seconds // 60 % 60, seconds // 3600 % 24, seconds // 86400
     if form == "eos":  # every unit, always plural, as EOS prints them
         return f"{days // 7} weeks, {days % 7} days, {hours} hours and {minutes} minutes"
+    if form == "eos_env":  # Python's timedelta, as EOS's environment tables print it
+        return str(timedelta(seconds=max(seconds, 0)))
     if form == "nxos":
         return (f"{days} day(s), {hours} hour(s), {minutes} minute(s), "
                 f"{seconds % 60} second(s)")
@@ -304,5 +307,5 @@ TIME_FORMS = {"cisco": time_text, "cisco_ms": clock_text, "nxos": nxos_time_text
               "junos": junos_time_text}
 #: ``uptime_format`` (and an ``uptime`` placeholder's ``form``): how an uptime is worded;
 #: ``bsd`` is the head of FreeBSD's ``uptime`` line, the time of day included.
-UPTIME_FORMS = frozenset({"weeks", "days", "eos", "nxos", "junos", "bsd"})
-_SECONDS_FORMS = frozenset({"nxos", "junos"})
+UPTIME_FORMS = frozenset({"weeks", "days", "eos", "eos_env", "nxos", "junos", "bsd"})
+_SECONDS_FORMS = frozenset({"nxos", "junos", "eos_env"})

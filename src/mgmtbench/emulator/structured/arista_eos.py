@@ -486,6 +486,355 @@ def mac_address_table(source: ShapeInput) -> JsonObject:
     return {"unicastTable": {"tableEntries": entries}, "multicastTable": {"tableEntries": []}}
 
 
+# --- what NAPALM's eos getters read beyond the above ---------------------------------------
+# (the text is mgmtbench.emulator.cli.dialects.eos_show's and eos_routing's, and the
+# show_system_environment_*.txt transcripts; key names as EOS 4.2x-4.3x gives them, from
+# NAPALM's eos driver and its test data, the rest from memory)
+
+def _ago(now: float, text: str) -> float:
+    """``now`` less a ``44 days, 4:13:15`` duration (or ``4:13:15``)."""
+    return round(now - _duration_hms(text), 2)
+
+
+_ENV_UPTIME = r"((?:\d+ days?, )?\d+:\d{2}:\d{2})"
+_FAN = re.compile(rf"^(\S+)\s+(Ok|\S+(?: \S+)?)\s+(\d+)%\s+(\d+)%\s+{_ENV_UPTIME}\s+(\S+)\s+"
+                  rf"{_ENV_UPTIME}\s*$")
+
+
+def environment_cooling(source: ShapeInput) -> JsonObject:
+    """``show system environment cooling``: fan trays and the power supplies' fans."""
+    fields = _fields(source.text)
+    now = source.device.clock.now().timestamp()
+    trays: dict[str, JsonObject] = {}
+    supplies: dict[str, JsonObject] = {}
+    for line in source.text.splitlines():
+        m = _FAN.match(line)
+        if m is None:
+            continue
+        label, status, config, actual, up, stability, stable = m.groups()
+        fan = {"label": label, "status": status.lower(), "configuredSpeed": int(config),
+               "actualSpeed": int(actual), "speedHwOverride": False,
+               "speedStable": stability == "Stable", "uptime": _ago(now, up),
+               "lastSpeedStableChangeTime": _ago(now, stable), "maxSpeed": 24000}
+        slot = label.split("/")[0]
+        group = supplies if slot.startswith("PowerSupply") else trays
+        entry = group.setdefault(slot, {"label": slot, "status": "ok", "speed": int(config),
+                                        "fans": []})
+        entry["fans"].append(fan)
+        if fan["status"] != "ok":
+            entry["status"] = fan["status"]
+    ambient = _int(fields.get("Ambient temperature", ""))
+    airflow = fields.get("Airflow", "").replace("-", " ").title().replace(" ", "")
+    return {"systemStatus": "coolingOk" if fields.get("System cooling status is") == "Ok"
+            else "coolingAlarm",
+            "ambientTemperature": float(ambient),
+            "airflowDirection": airflow[:1].lower() + airflow[1:],
+            "overrideFanSpeed": 0, "minFanSpeed": 0,
+            "currentZones": _int(fields.get("Number of cooling zones is", "1"), 1),
+            "configuredZones": 0, "defaultZones": False, "numCoolingZones": [],
+            "fanTraySlots": list(trays.values()), "powerSupplySlots": list(supplies.values())}
+
+
+_SENSOR = re.compile(r"^(\d+)\s+(.+?)\s+([\d.]+)\s+\((\d+|N/A)\)\s+(\S+)\s+(\d+)\s+(\d+)\s*$")
+
+
+def environment_temperature(source: ShapeInput) -> JsonObject:
+    """``show system environment temperature``: the system's sensors, then each power
+    supply's (``TempSensorP1/1``)."""
+    fields = _fields(source.text)
+    system: list[JsonObject] = []
+    supplies: dict[str, JsonObject] = {}
+    where: str | None = None
+    for line in source.text.splitlines():
+        header = re.match(r"^PowerSupply (\d+):", line)
+        if header:
+            where = header.group(1)
+            supplies[where] = {"entPhysicalClass": "PowerSupply", "relPos": where,
+                               "tempSensors": []}
+            continue
+        m = _SENSOR.match(line)
+        if m is None:
+            continue
+        number, description, temperature, setpoint, _, alert, critical = m.groups()
+        sensor = {"name": f"TempSensorP{where}/{number}" if where else f"TempSensor{number}",
+                  "relPos": number, "description": description,
+                  "currentTemperature": float(temperature),
+                  "maxTemperature": float(temperature),
+                  "targetTemperature": float(setpoint) if setpoint.isdigit() else None,
+                  "overheatThreshold": float(alert), "criticalThreshold": float(critical),
+                  "hwStatus": "ok", "inAlertState": float(temperature) > float(alert),
+                  "alertRaisedCount": 0, "lastAlertRaisedTime": 0.0, "isPidDriver": False,
+                  "pidDriverCount": 0}
+        (supplies[where]["tempSensors"] if where else system).append(sensor)
+    return {"systemStatus": "temperatureOk"
+            if fields.get("System temperature status is") == "Ok" else "temperatureCritical",
+            "shutdownOnOverheat": fields.get("Action on overheat") == "shutdown",
+            "powercycleOnOverheat": False, "recoveryModeOnOverheat": "recoveryModeNA",
+            "ambientThreshold": 45.0, "tempSensors": system, "cardSlots": [],
+            "powerSupplySlots": list(supplies.values())}
+
+
+_SUPPLY = re.compile(r"^(\d+)\s+(\S+)\s+(\d+)W\s+([\d.]+)A\s+([\d.]+)A\s+([\d.]+)W\s+"
+                     rf"(\S+(?: \S+)?)\s+{_ENV_UPTIME}\s*$")
+
+
+def environment_power(source: ShapeInput) -> JsonObject:
+    """``show system environment power``."""
+    now = source.device.clock.now().timestamp()
+    found: JsonObject = {}
+    for line in source.text.splitlines():
+        m = _SUPPLY.match(line)
+        if m is None:
+            continue
+        number, model, capacity, current_in, current_out, power, status, up = m.groups()
+        found[number] = {"modelName": model, "capacity": float(capacity),
+                         "inputCurrent": float(current_in),
+                         "outputCurrent": float(current_out), "outputPower": float(power),
+                         "state": status.lower(), "uptime": _ago(now, up), "dominant": False,
+                         "managed": True, "fans": {}, "tempSensors": {}}
+    return {"powerSupplies": found}
+
+
+def interfaces_transceiver(source: ShapeInput) -> JsonObject:
+    """``show interfaces transceiver``."""
+    now = source.device.clock.now().timestamp()
+    found: JsonObject = {}
+    for line in source.text.splitlines():
+        m = re.match(r"^(Et\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+) ago\s*$", line)
+        if m is None:
+            continue
+        port, temperature, voltage, bias, tx, rx, age = m.groups()
+        values = {"temperature": temperature, "voltage": voltage, "txBias": bias,
+                  "txPower": tx, "rxPower": rx}
+        entry: JsonObject = {"updateTime": _ago(now, age), "displayName": long_name(port)}
+        entry.update({key: float(value) for key, value in values.items() if value != "N/A"})
+        found[long_name(port)] = entry
+    return {"interfaces": found}
+
+
+def _quoted(text: str) -> str:
+    return text[1:-1] if len(text) >= 2 and text[0] == text[-1] == '"' else text
+
+
+def _capabilities(listed: str, enabled: str) -> dict[str, bool]:
+    on = {c.strip().lower() for c in enabled.split(",") if c.strip()}
+    return {c.strip().lower(): c.strip().lower() in on
+            for c in listed.split(",") if c.strip()}
+
+
+def lldp_neighbors_detail(source: ShapeInput) -> JsonObject:
+    """``show lldp neighbors [INTERFACE] detail``: per port, what each neighbour sent."""
+    now = source.device.clock.now().timestamp()
+    found: JsonObject = {}
+    current: list[JsonObject] = []
+    neighbor: JsonObject | None = None
+    for line in source.text.splitlines():
+        stripped = line.strip().removeprefix("- ")
+        key, _, value = (part.strip() for part in stripped.partition(":"))
+        if m := re.match(r"^Interface (\S+) detected \d+ LLDP neighbors:", line):
+            current = []
+            found[m.group(1)] = {"lldpNeighborInfo": current}
+        elif m := re.match(r"^\s+Neighbor (\S+?)/(.+), age (\d+) seconds", line):
+            neighbor = {"chassisIdType": "macAddress", "chassisId": m.group(1),
+                        "lastContactTime": round(now - int(m.group(3)), 2),
+                        "neighborInterfaceInfo": {}, "systemCapabilities": {},
+                        "managementAddresses": []}
+            current.append(neighbor)
+        elif neighbor is None:
+            continue
+        elif m := re.match(r"^\s+Discovered (.+) ago; Last changed (.+) ago", line):
+            neighbor["neighborDiscoveryTime"] = _ago(now, m.group(1))
+            neighbor["lastChangeTime"] = _ago(now, m.group(2))
+        elif key == "Chassis ID type":
+            neighbor["chassisIdType"] = ("macAddress" if value.startswith("MAC")
+                                         else "local")
+        elif key == "Port ID type":
+            neighbor["neighborInterfaceInfo"]["interfaceIdType"] = (
+                "interfaceName" if value.startswith("Interface name") else "local")
+        elif key == "Port ID" and "interfaceId" not in neighbor["neighborInterfaceInfo"]:
+            neighbor["neighborInterfaceInfo"]["interfaceId"] = value
+            neighbor["neighborInterfaceInfo"]["interfaceId_v2"] = _quoted(value)
+        elif key == "Time To Live":
+            neighbor["ttl"] = _int(value)
+        elif key == "Port Description":
+            neighbor["neighborInterfaceInfo"]["interfaceDescription"] = _quoted(value)
+        elif key == "System Name":
+            neighbor["systemName"] = _quoted(value)
+        elif key == "System Description":
+            neighbor["systemDescription"] = _quoted(value)
+        elif key == "System Capabilities":
+            neighbor["_listed"] = value
+        elif key == "Enabled Capabilities":
+            neighbor["systemCapabilities"] = _capabilities(neighbor.pop("_listed", value),
+                                                           value)
+        elif key == "Management Address":
+            neighbor["managementAddresses"].append({"addressType": "all802", "address": value,
+                                                    "interfaceNumType": "unknown",
+                                                    "interfaceNum": 0, "oidString": ""})
+        elif key == "IEEE802.3 Maximum Frame Size":
+            neighbor["neighborInterfaceInfo"]["maxFrameSize"] = _int(value)
+    return {"lldpNeighbors": found}
+
+
+_STATES = {"Estab": "Established", "Idle(Admin)": "Idle"}
+
+
+def bgp_summary(source: ShapeInput) -> JsonObject:
+    """``show ip[v6] bgp summary [vrf all]``."""
+    now = source.device.clock.now().timestamp()
+    found: JsonObject = {}
+    vrf: JsonObject = {}
+    neighbor_at = 0
+    for line in source.text.splitlines():
+        if m := re.match(r"^BGP summary information for VRF (\S+)", line):
+            vrf = {"vrf": m.group(1), "routerId": "", "asn": "", "peers": {}}
+            found[m.group(1)] = vrf
+        elif m := re.match(r"^Router identifier (\S+), local AS number (\S+)", line):
+            vrf["routerId"], vrf["asn"] = m.group(1), m.group(2)
+        elif line.startswith("  Description"):
+            neighbor_at = line.index("Neighbor")
+        elif line.startswith("  ") and neighbor_at and vrf:
+            words = line[neighbor_at:].split()
+            if len(words) < 9:
+                continue
+            address, version, asn, received, sent, inq, outq, updown, state = words[:9]
+            prefixes = [int(w) for w in words[9:11]] + [0, 0]
+            peer = {"description": line[2:neighbor_at].strip(), "version": int(version),
+                    "msgReceived": int(received), "msgSent": int(sent),
+                    "inMsgQueue": int(inq), "outMsgQueue": int(outq), "asn": asn,
+                    "prefixReceived": prefixes[0], "prefixAccepted": prefixes[1],
+                    "upDownTime": round(now - _up_down(updown), 6),
+                    "underMaintenance": False, "peerState": _STATES.get(state, state)}
+            if not peer["description"]:
+                del peer["description"]
+            vrf["peers"][address] = peer
+    return {"vrfs": found}
+
+
+def _up_down(text: str) -> float:
+    """``00:06:10`` or ``34d20h`` in seconds."""
+    if m := re.fullmatch(r"(\d+)d(\d+)h", text):
+        return int(m.group(1)) * 86400 + int(m.group(2)) * 3600.0
+    return _duration_hms(text)
+
+
+def bgp_neighbors(source: ShapeInput) -> JsonObject:
+    """``show ip bgp neighbors [ADDRESS] [vrf all]``, ``show ipv6 bgp peers [vrf all]``."""
+    found: JsonObject = {}
+    for block in re.split(r"^(?=BGP neighbor is )", source.text, flags=re.M):
+        head = re.match(r"BGP neighbor is (\S+), remote AS (\d+), (\w+) link", block)
+        if head is None:
+            continue
+        peer: JsonObject = {"peerAddress": head.group(1), "asn": head.group(2),
+                            "linkType": head.group(3), "version": 4}
+        text = block
+        if m := re.search(r"^  Description: (.*)$", text, re.M):
+            peer["description"] = m.group(1)
+        if m := re.search(r"remote router ID (\S+), VRF (\S+)", text):
+            peer["routerId"], peer["vrf"] = m.group(1), m.group(2)
+        if m := re.search(r"^  Hold time is (\d+), keepalive interval is (\d+)", text, re.M):
+            peer["holdTime"], peer["keepaliveTime"] = int(m.group(1)), int(m.group(2))
+        if m := re.search(r"Configured hold time is (\d+), keepalive interval is (\d+)", text):
+            peer["configHoldTime"] = int(m.group(1))
+            peer["configKeepaliveTime"] = int(m.group(2))
+        if m := re.search(r"^  BGP state is (\w+)(?:, (.+))?$", text, re.M):
+            peer["state"] = m.group(1)
+            if m.group(1) == "Established" and m.group(2):
+                peer["establishedTime"] = int(_up_down(m.group(2).removeprefix("up for ")))
+            elif m.group(1) == "Idle":
+                peer["idleReason"] = m.group(2) or ""
+        if m := re.search(r"transitions to established: (\d+)", text):
+            peer["establishedTransitions"] = int(m.group(1))
+        if m := re.search(r"Last state was (\S+)", text):
+            peer["lastState"] = m.group(1)
+        if m := re.search(r"Last event was (\S+)", text):
+            peer["lastEvent"] = m.group(1)
+        stats = {name: (int(sent), int(rcvd)) for name, sent, rcvd in re.findall(
+            r"^    ([\w -]+):\s+(\d+)\s+(\d+)$", text, re.M)}
+        peer["sentMessages"], peer["receivedMessages"] = stats.get("Total messages", (0, 0))
+        peer["prefixesSent"], peer["prefixesReceived"] = stats.get("IPv4 Unicast", (0, 0))
+        peer["v6PrefixesSent"], peer["v6PrefixesReceived"] = stats.get("IPv6 Unicast", (0, 0))
+        if m := re.search(r"^Local AS is (\d+), local router ID (\S+)", text, re.M):
+            peer["localAsn"], peer["localRouterId"] = m.group(1), m.group(2)
+        if m := re.search(r"^TTL is (\d+)", text, re.M):
+            peer["ttl"] = int(m.group(1))
+        if m := re.search(r"^Local TCP address is (\S+?)(?:, local port is (\d+))?$", text,
+                          re.M):
+            peer["updateSource"] = m.group(1)
+            peer["localPort"] = int(m.group(2) or 0)
+        if m := re.search(r"^Remote TCP address is \S+, remote port is (\d+)", text, re.M):
+            peer["remotePort"] = int(m.group(1))
+        vrf = found.setdefault(peer.get("vrf", "default"), {"peerList": []})
+        vrf["peerList"].append(peer)
+    return {"vrfs": found}
+
+
+_ROUTE_LINE = re.compile(r"^ (\S+(?: \S+)?)\s+(\d+\.\d+\.\d+\.\d+/\d+)\s+(.*)$")
+
+
+def _legend(text: str) -> dict[str, str]:
+    """The codes of ``show ip route``'s legend: ``O E2`` -> ``OSPF external type 2``."""
+    legend = " ".join(line.strip() for line in text.splitlines()
+                      if line.startswith(("Codes:", "       ")) and " - " in line)
+    codes: dict[str, str] = {}
+    for item in legend.removeprefix("Codes:").split(","):
+        code, sep, meaning = item.partition(" - ")
+        if sep:
+            codes[" ".join(code.split())] = meaning.strip()
+    return codes
+
+
+def _route_type(code: str, legend: dict[str, str]) -> str:
+    words = code.split()
+    meaning = legend.get(code) or legend.get(words[-1]) or legend.get(words[0], code)
+    return {"Other BGP Routes": "BGP"}.get(meaning, meaning)
+
+
+def ip_route(source: ShapeInput) -> JsonObject:
+    """``show ip route [vrf V] [PREFIX] [longer-prefixes] [PROTOCOL] [detail]``."""
+    legend = _legend(source.text)
+    found: JsonObject = {}
+    for part in re.split(r"^(?=VRF: )", source.text, flags=re.M):
+        if not part.startswith("VRF: "):
+            continue
+        name = part.split("\n", 1)[0].removeprefix("VRF: ").strip()
+        routes: JsonObject = {}
+        route: JsonObject | None = None
+        for line in part.splitlines():
+            if m := _ROUTE_LINE.match(line):
+                code, prefix, rest = m.groups()
+                kind = _route_type(code, legend)
+                route = {"routeType": kind, "routeAction": "forward", "vias": [],
+                         "directlyConnected": kind == "connected", "kernelProgrammed": True,
+                         "hardwareProgrammed": True, "routeLeaked": False,
+                         "preference": 0, "metric": 0}
+                if m2 := re.match(r"\[(\d+)/(\d+)\]", rest):
+                    route["preference"], route["metric"] = int(m2.group(1)), int(m2.group(2))
+                if m2 := re.search(r"is directly connected, (\S+)", rest):
+                    route["vias"].append({"interface": m2.group(1)})
+                routes[prefix] = route
+                line = rest
+            if route is not None:
+                for address, interface in re.findall(r"via (\S+), (\S+)", line):
+                    route["vias"].append({"nexthopAddr": address, "interface": interface})
+        default = routes.get("0.0.0.0/0")
+        found[name] = {"routes": routes, "allRoutesProgrammedHardware": True,
+                       "allRoutesProgrammedKernel": True,
+                       "routingDisabled": "! IP routing not enabled" in part,
+                       "defaultRouteState": "reachable" if default else "notSet"}
+    return {"vrfs": found}
+
+
+def _route_shapes() -> dict[str, Shape]:
+    """``show ip route``'s forms, by the words the command tree names (arguments left out)."""
+    shapes: dict[str, Shape] = {}
+    for vrf in ("", " vrf"):
+        for longer in ("", " longer-prefixes"):
+            for detail in ("", " detail"):
+                shapes[f"show ip route{vrf}{longer}{detail}"] = ip_route
+    return shapes
+
+
 SHAPES: dict[str, Shape] = {
     "show version": version,
     "show hostname": hostname,
@@ -506,4 +855,19 @@ SHAPES: dict[str, Shape] = {
     "show snmp v2-mib contact": _labelled("contact"),
     "show arp vrf all": arp_vrf_all,
     "show mac address-table": mac_address_table,
+    "show ipv6 interface": lambda source: {"interfaces": {}},
+    "show system environment cooling": environment_cooling,
+    "show system environment temperature": environment_temperature,
+    "show system environment power": environment_power,
+    "show interfaces transceiver": interfaces_transceiver,
+    "show lldp neighbors detail": lldp_neighbors_detail,
+    "show ip bgp summary": bgp_summary,
+    "show ip bgp summary vrf all": bgp_summary,
+    "show ipv6 bgp summary": bgp_summary,
+    "show ipv6 bgp summary vrf all": bgp_summary,
+    "show ip bgp neighbors": bgp_neighbors,
+    "show ip bgp neighbors vrf all": bgp_neighbors,
+    "show ipv6 bgp peers": bgp_neighbors,
+    "show ipv6 bgp peers vrf all": bgp_neighbors,
+    **_route_shapes(),
 }

@@ -1,4 +1,5 @@
-"""EOS's own commands: configuration sessions, and the show commands of :mod:`.eos_show`.
+"""EOS's own commands: configuration sessions, and the show commands of :mod:`.eos_show` and
+:mod:`.eos_routing`.
 
 Configuration sessions are a named copy of the running configuration, changed line by line,
 compared, then committed or aborted — what NAPALM's eos driver and Ansible's arista.eos build
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 
 from mgmtbench.emulator.cli.configdiff import parse, replace_commands
 from mgmtbench.emulator.cli.configgrammar import GLOBAL, config_grammar
-from mgmtbench.emulator.cli.dialects import eos_show
+from mgmtbench.emulator.cli.dialects import eos_routing, eos_show
 from mgmtbench.emulator.cli.engine import Action, Dialect, Mode, Reply, Session
 from mgmtbench.emulator.cli.fileops import (
     apply_config,
@@ -227,4 +228,5 @@ CONFIG: dict[str, Action] = {
     "abort": _config_abort,
     "rollback clean-config": _clean_config,
 }
-DIALECT = Dialect(exec=eos_show.EXEC, config=CONFIG, privileged=PRIVILEGED)
+DIALECT = Dialect(exec={**eos_show.EXEC, **eos_routing.EXEC}, config=CONFIG,
+                  privileged=PRIVILEGED)
