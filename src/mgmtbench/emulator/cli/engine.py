@@ -37,7 +37,7 @@ from mgmtbench.emulator.cli.configgrammar import (
 from mgmtbench.emulator.cli.fscommands import dir_output, verify_md5_output
 from mgmtbench.emulator.cli.grammar import CommandTree, Match, ParseError, ParseErrorKind
 from mgmtbench.emulator.device.config import ConfigFull, ConfigLine, RunningConfig
-from mgmtbench.emulator.device.device import Device
+from mgmtbench.emulator.device.device import Device, Heard
 from mgmtbench.emulator.device.transcripts import Platform
 
 MAX_BULK_OUTPUT = 256 * 1024 * 1024
@@ -165,6 +165,7 @@ class Session(ABC):
         #: for the top of configuration mode (``config-s-NAME``).
         self.candidate: RunningConfig | None = None
         self.candidate_mode: str | None = None
+        self._nested = False  # a line runs: the lines its command runs are not the client's
 
     @abstractmethod
     def trees(self) -> Trees:
@@ -172,8 +173,11 @@ class Session(ABC):
 
     def new_session(self, mode: Mode) -> Self:
         """Another session of the same kind on the same device, in ``mode`` (what the lines of a
-        configuration file are typed in)."""
-        return type(self)(self.device, mode=mode)
+        configuration file are typed in): the device types in it, so its lines are nobody's
+        :class:`Heard`."""
+        session = type(self)(self.device, mode=mode)
+        session._nested = True
+        return session
 
     @property
     def prompt(self) -> str:
@@ -189,7 +193,23 @@ class Session(ABC):
 
     def execute(self, line: str) -> Reply:
         """Run one typed line and return what the device prints for it (a refusal instead of
-        output longer than ``max_output``)."""
+        output longer than ``max_output``). The lines a client typed (not those a command runs
+        itself) go to :attr:`Device.heard <mgmtbench.emulator.device.device.Device.heard>`
+        when someone listens."""
+        heard = self.device.heard
+        if heard is None or self._nested:
+            return self._execute_line(line)
+        mode = self.mode
+        self._nested = True
+        try:
+            reply = self._execute_line(line)
+        finally:
+            self._nested = False
+        heard.append(Heard(mode.value, line, reply.ok, reply.output if reply.more is None
+                           else reply.output[:CHUNK]))
+        return reply
+
+    def _execute_line(self, line: str) -> Reply:
         if self.device.saved.revert is not None:  # a revert timer that ran out reverts first
             self.device.saved.expire(self.device.clock.elapsed())
         reply = self._execute(line)
@@ -261,17 +281,23 @@ class Session(ABC):
             return ()
 
     def _structured(self, found: Match[Action]) -> Reply:
-        """``show ... | json``: the command's output as the platform's JSON
-        (:mod:`~mgmtbench.emulator.structured`), made from its text; the platform's refusal
-        for a command it has no JSON for, and an error as the command prints it."""
+        """``show ... | json`` (Junos: ``| display xml`` ...): the command's output as the
+        platform's JSON (XML) (:mod:`~mgmtbench.emulator.structured`), made from its text, then
+        through the pipes that follow, if any; the platform's refusal for a command it has no
+        such form of, and an error as the command prints it."""
         reply = found.action(self, found)
         if not reply.ok:
             return reply
-        shape = structured.shape_for(self.device.platform.style.name, found.words)
-        if shape is None or reply.more is not None:
+        assert found.pipe is not None
+        text = None if reply.more is not None else structured.render(
+            self.device, found.pipe.action, found.words, found.args, reply.output)
+        if text is None:
             return Reply(self.device.platform.style.unconverted, ok=False)
-        value = shape(structured.ShapeInput(reply.output, found.args, self.device))
-        return Reply(structured.render_json(value), paged=reply.paged)
+        if found.pipe.pipe is None:  # Junos's `| display xml | no-more`: the pipes after it
+            return Reply(text, paged=reply.paged)
+        line_filter = filters.make_filter(found.pipe.pipe)
+        return Reply(filters.filter_text(line_filter, text),
+                     paged=reply.paged and line_filter.paged)
 
     def _tree(self) -> CommandTree[Action]:
         """The commands of the current mode."""

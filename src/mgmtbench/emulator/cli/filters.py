@@ -21,6 +21,9 @@ Junos's pipes are listed as ``junos:<name>``: ``match RE``, ``except RE``, ``fin
 first line that matches), ``count`` (``Count: N lines``), ``last N``, ``trim N`` (the first N
 characters of each line cut) and ``no-more`` (the output is not paged). Their expression is one
 word (quoted if it has spaces) and they chain: ``show route | match 198.19 | count``.
+``junos:display`` is Junos's ``display xml``, ``display json`` and ``display xml rpc``: the
+command's output in another form (:mod:`mgmtbench.emulator.structured`), which the other pipes
+may follow (``show version | display xml | no-more``).
 """
 
 from __future__ import annotations
@@ -50,12 +53,18 @@ DESCRIPTIONS = {
     "last": "Display end of output only",
     "trim": "Trim specified number of columns from start of line",
     "no-more": "Don't paginate output",
+    "display": "Show additional kinds of information",
     # EOS, NX-OS
     "json": "Produce JSON output for this command",
 }
 #: Pipes that print the command's output in another form instead of filtering its lines
-#: (:mod:`mgmtbench.emulator.structured`): nothing may follow them.
-FORMATS = frozenset({"json"})
+#: (:mod:`mgmtbench.emulator.structured`): nothing may follow EOS's ``json``; Junos's
+#: ``display`` pipes take the other pipes after them.
+FORMATS = frozenset({"json", "junos:display-xml", "junos:display-json",
+                     "junos:display-xml-rpc"})
+#: Junos's ``display`` pipes (:data:`FORMATS` that other pipes may follow), by their words.
+_JUNOS_DISPLAY = {"display xml": "junos:display-xml", "display json": "junos:display-json",
+                  "display xml rpc": "junos:display-xml-rpc"}
 _CHUNK = 1 << 16
 
 
@@ -244,8 +253,14 @@ def filter_tree(names: Iterable[str]) -> CommandTree[str]:
         if name in FORMATS:
             tree.add(name, name)
             continue
+        if name == "junos:display":
+            for words, action in _JUNOS_DISPLAY.items():
+                tree.add(words, action, pipe=True)
+            tree.pipe = tree
+            continue
         if name not in _FILTERS:
-            raise ValueError(f"unknown output filter {name!r} (known: {sorted({*_FILTERS, *FORMATS})})")
+            raise ValueError(f"unknown output filter {name!r} (known: "
+                             f"{sorted({*_FILTERS, *FORMATS, 'junos:display'})})")
         if name in _JUNOS_ARGS:
             tree.add(f"{name.removeprefix('junos:')} {_JUNOS_ARGS[name]}", name, pipe=True)
             tree.pipe = tree

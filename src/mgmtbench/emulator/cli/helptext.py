@@ -76,6 +76,10 @@ DESCRIPTIONS: dict[tuple[str, ...], str] = {
     ("do",): "To run exec commands in config mode",
     ("end",): "Exit from configure mode",
     ("hostname",): "Set system's network name",
+    # Junos's `| display ...` (mgmtbench.emulator.structured.juniper_junos)
+    ("|", "display", "xml"): "Show output as XML tags",
+    ("|", "display", "json"): "Show output in JSON format",
+    ("|", "display", "xml", "rpc"): "Show equivalent XML RPC request",
 }
 _ARGUMENTS = {"LINE": "Regular Expression", "WORD": ""}
 

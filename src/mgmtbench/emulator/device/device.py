@@ -29,6 +29,17 @@ HOSTNAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,62}$")
 
 
 @dataclass(frozen=True)
+class Heard:
+    """One line a client typed: the mode it was typed in, whether the device took it, and what
+    it printed (its first 64 KiB)."""
+
+    mode: str
+    line: str
+    ok: bool
+    output: str
+
+
+@dataclass(frozen=True)
 class DeviceFacts:
     """What a device's transcripts are filled with."""
 
@@ -106,6 +117,9 @@ class Device:
         #: subscriber hears of a change made by the CLI, NETCONF or gNMI, all of which write
         #: through the CLI. Each watcher decides cheaply whether anything it follows changed.
         self.watchers: list[Callable[[], None]] = []
+        #: What clients typed, when someone listens (a list: :mod:`mgmtbench.emulator.coverage`
+        #: sets one; None: nobody does, and nothing is kept).
+        self.heard: list[Heard] | None = None
         self.derived = (DerivedState(platform, self.config, self._static, self.clock.elapsed,
                                      lambda: fill(template or "", first))
                         if self.config is not None else None)

@@ -139,6 +139,9 @@ class PlatformStyle:
     #: What ``show startup-config`` prints above the configuration (``{size}``: its bytes,
     #: ``{nvram}``: NVRAM's).
     startup_header: str = STARTUP_HEADER
+    #: The platform's own NETCONF RPCs, a module of :mod:`mgmtbench.emulator.netconf` (Junos's
+    #: ``junos``: ``get-software-information`` ...); "": the standard operations only.
+    netconf_rpcs: str = ""
 
     @property
     def paging_off(self) -> str:
@@ -289,6 +292,7 @@ def _load_style(path: Path, name: str) -> PlatformStyle:
             apis=tuple(str(a) for a in raw.get("apis", [])),
             file_prompts=bool(raw.get("file_prompts", True)),
             startup_header=str(raw.get("startup_header", STARTUP_HEADER)),
+            netconf_rpcs=str(raw.get("netconf_rpcs", "")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise TranscriptError(f"{path}: missing or bad field {exc}") from exc

@@ -39,13 +39,16 @@ def capabilities(modules: tuple[str, ...], candidate: bool) -> tuple[str, ...]:
 
 
 @cache
-def _capabilities_xml(modules: tuple[str, ...], candidate: bool) -> str:
+def _capabilities_xml(modules: tuple[str, ...], candidate: bool,
+                      extra: tuple[str, ...] = ()) -> str:
     return "".join(f"<capability>{uri.replace('&', '&amp;')}</capability>"
-                   for uri in capabilities(modules, candidate))
+                   for uri in (*capabilities(modules, candidate), *extra))
 
 
-def server_hello(device: Device, session_id: int, candidate: bool) -> bytes:
-    """The hello a device sends at the start of session ``session_id``."""
-    caps = _capabilities_xml(modelled(device).modules, candidate)
+def server_hello(device: Device, session_id: int, candidate: bool,
+                 extra: tuple[str, ...] = ()) -> bytes:
+    """The hello a device sends at the start of session ``session_id`` (``extra``: the
+    capabilities of the platform's own RPCs)."""
+    caps = _capabilities_xml(modelled(device).modules, candidate, extra)
     return (f'<?xml version="1.0" encoding="UTF-8"?><hello xmlns="{BASE}"><capabilities>'
             f"{caps}</capabilities><session-id>{session_id}</session-id></hello>").encode()

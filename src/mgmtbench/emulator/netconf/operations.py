@@ -14,6 +14,7 @@ mode (at once for running, at ``commit`` for the candidate).
 from __future__ import annotations
 
 import copy
+import importlib
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
@@ -22,6 +23,7 @@ from lxml import etree
 
 from mgmtbench.emulator.cli.engine import Reply
 from mgmtbench.emulator.cli.session import CliSession, Mode
+from mgmtbench.emulator.device.device import Device
 from mgmtbench.emulator.netconf.datastores import DATASTORES, DeviceDatastores
 from mgmtbench.emulator.netconf.errors import RpcError, bad_element, missing_element
 from mgmtbench.emulator.yang import filters
@@ -406,3 +408,25 @@ OPERATIONS: Mapping[str, Callable[[Call], str | StreamedData]] = {
     f"{{{BASE}}}kill-session": kill_session,
     f"{{{MONITORING}}}get-schema": get_schema,
 }
+
+
+@dataclass(frozen=True)
+class PlatformRpcs:
+    """A platform's own RPCs (by their element's name, unqualified or in the base namespace)
+    and the capabilities its hello adds for them."""
+
+    operations: Mapping[str, Callable[[Call], str | StreamedData]]
+    capabilities: tuple[str, ...] = ()
+
+
+_NO_RPCS = PlatformRpcs({})
+
+
+def platform_rpcs(device: Device) -> PlatformRpcs:
+    """The RPCs of ``device``'s platform (``netconf_rpcs`` in its ``platform.toml``: a module of
+    this package with ``OPERATIONS`` and, optionally, ``CAPABILITIES``)."""
+    name = device.platform.style.netconf_rpcs
+    if not name:
+        return _NO_RPCS
+    module = importlib.import_module(f"mgmtbench.emulator.netconf.{name}")
+    return PlatformRpcs(module.OPERATIONS, tuple(getattr(module, "CAPABILITIES", ())))

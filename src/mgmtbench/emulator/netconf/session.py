@@ -30,7 +30,13 @@ from mgmtbench.emulator.netconf.datastores import datastores
 from mgmtbench.emulator.netconf.errors import RpcError
 from mgmtbench.emulator.netconf.framing import Framer, FramingError
 from mgmtbench.emulator.netconf.hello import server_hello
-from mgmtbench.emulator.netconf.operations import OPERATIONS, Call, StreamedData, run_cli
+from mgmtbench.emulator.netconf.operations import (
+    OPERATIONS,
+    Call,
+    StreamedData,
+    platform_rpcs,
+    run_cli,
+)
 
 log = logging.getLogger("mgmtbench.emulator")
 
@@ -88,6 +94,8 @@ class NetconfSession:
         self.closed = False
         self.cli = CliSession(device, mode=Mode.PRIV, user=options.user, peer=options.peer)
         self.requests = 0
+        #: The platform's own RPCs (Junos's ``get-software-information`` ...).
+        self.platform_rpcs = platform_rpcs(device)
 
     def _joined(self, session_id: int) -> NetconfSession:
         self.session_id = session_id
@@ -95,7 +103,8 @@ class NetconfSession:
 
     def start(self) -> None:
         """Send the server's hello."""
-        hello = server_hello(self.device, self.session_id, self.options.candidate)
+        hello = server_hello(self.device, self.session_id, self.options.candidate,
+                             self.platform_rpcs.capabilities)
         self._send(self.framer.frame(hello))
 
     def data_received(self, data: bytes) -> None:
@@ -198,7 +207,10 @@ class NetconfSession:
 
     def _operation(self, element: etree._Element) -> str | StreamedData:
         handler = OPERATIONS.get(element.tag)
-        name = etree.QName(element).localname
+        qname = etree.QName(element)
+        name = qname.localname
+        if handler is None and qname.namespace in (None, BASE):
+            handler = self.platform_rpcs.operations.get(name)
         self.stores.counts[name] += 1
         if handler is None:
             return RpcError("operation-not-supported", f"operation <{name}> is not supported",

@@ -7,7 +7,9 @@ text (a transcript, a view that follows the configuration, counters that move).
 
 A platform with structured output has a module here named after it (``arista_eos.py``) whose
 ``SHAPES`` maps a command's words (as the command tree names them, arguments as ``<word>``) to a
-:data:`Shape`. A command without one is what EOS calls an unconverted command.
+:data:`Shape`. A command without one is what EOS calls an unconverted command. A platform whose pipes print
+other forms (Junos's ``| display xml``, ``| display json``) also has ``RENDERERS``: the text
+each such pipe prints for a command, by the pipe's name (:func:`render`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 
 from mgmtbench.emulator.device.device import Device
 
-__all__ = ["Shape", "ShapeInput", "render_json", "shape_for", "structured"]
+__all__ = ["Shape", "ShapeInput", "render", "render_json", "shape_for", "structured"]
 
 JsonObject = dict[str, Any]
 
@@ -51,6 +53,23 @@ def _shapes(platform: str) -> Mapping[str, Shape]:
     return shapes
 
 
+#: What a pipe of :data:`~mgmtbench.emulator.cli.filters.FORMATS` prints for a command (its
+#: words) whose text output is the input's.
+Renderer = Callable[[tuple[str, ...], ShapeInput], str]
+
+
+@cache
+def _renderers(platform: str) -> Mapping[str, Renderer]:
+    try:
+        module = importlib.import_module(f"{__name__}.{platform}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__name__}.{platform}":
+            raise
+        return {}
+    renderers: Mapping[str, Renderer] = getattr(module, "RENDERERS", {})
+    return renderers
+
+
 def shape_for(platform: str, words: tuple[str, ...]) -> Shape | None:
     """The shape of the command ``words`` on ``platform``, or None (an unconverted command)."""
     return _shapes(platform).get(" ".join(words))
@@ -69,3 +88,16 @@ def structured(device: Device, words: tuple[str, ...], args: tuple[str, ...],
 def render_json(value: JsonObject) -> str:
     """``value`` as EOS and NX-OS print it after ``| json``: indented by two, keys as made."""
     return json.dumps(value, indent=2) + "\n"
+
+
+def render(device: Device, pipe: str, words: tuple[str, ...], args: tuple[str, ...],
+           text: str) -> str | None:
+    """What the pipe ``pipe`` (``json``, Junos's ``junos:display-xml`` ...) prints for command
+    ``words`` (with ``args``) whose text output is ``text``; None: the platform has no such
+    form of it (an unconverted command)."""
+    platform = device.platform.style.name
+    if pipe == "json":
+        value = structured(device, words, args, text)
+        return None if value is None else render_json(value)
+    renderer = _renderers(platform).get(pipe)
+    return None if renderer is None else renderer(words, ShapeInput(text, args, device))

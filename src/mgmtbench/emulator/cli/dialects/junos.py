@@ -7,7 +7,10 @@ device shares (Junos's shared ``configure``), ``show`` prints it, ``commit`` mak
 ``rollback`` drops the changes and ``run`` runs an operational command; ``show configuration``
 prints the active configuration, as the device does, and takes ``| display set`` (the
 configuration as ``set`` commands) before the platform's other pipes (``| match X``,
-``| no-more`` ...: :mod:`mgmtbench.emulator.cli.filters`).
+``| no-more`` ...: :mod:`mgmtbench.emulator.cli.filters`), and ``| display xml`` / ``| display
+json`` (its XML and JSON forms: :mod:`mgmtbench.emulator.structured.juniper_junos`).
+:func:`commit_candidate`, :func:`compare` and :meth:`JunosConfig.rolled_back` serve NETCONF's
+Junos RPCs too (:mod:`mgmtbench.emulator.netconf.junos`).
 
 ``edit <path>`` moves the session down the hierarchy (``[edit interfaces et-0/0/1]`` above the
 prompt): ``set``, ``delete``, ``show`` and ``edit`` are then relative to it; ``up [n]`` goes up
@@ -38,6 +41,7 @@ from mgmtbench.emulator.device.clock import junos_time_text, uptime_text
 from mgmtbench.emulator.device.derived import VIEWS, IfConfig, ViewInput, select
 from mgmtbench.emulator.device.device import Device
 from mgmtbench.emulator.device.transcripts import CommandWords
+from mgmtbench.emulator.structured import juniper_junos
 
 INDENT = "    "
 # Statements whose keyword and its value make one level of the hierarchy.
@@ -208,6 +212,31 @@ def delete_statement(root: list[Statement], path: list[str]) -> bool:
     return False
 
 
+def compare(old: list[Statement], new: list[Statement], path: tuple[str, ...] = ()) -> list[str]:
+    """The lines of ``show | compare``: what ``new`` removes (``-``) from ``old`` and adds
+    (``+``), under an ``[edit ...]`` line for each level where something changed."""
+    out: list[str] = []
+
+    def key(st: Statement) -> tuple[tuple[str, ...], bool]:
+        return tuple(st.words), st.children is None
+
+    old_keys = {key(st): st for st in old}
+    new_keys = {key(st): st for st in new}
+    changes = [f"-{line[1:]}" for st in old if key(st) not in new_keys
+               for line in render([st], 1)]
+    changes += [f"+{line[1:]}" for st in new if key(st) not in old_keys
+                for line in render([st], 1)]
+    if changes:
+        where = " ".join(_show_word(w) for w in path)
+        out.append(f"[edit{' ' + where if where else ''}]")
+        out += changes
+    for st in new:
+        before = old_keys.get(key(st))
+        if st.children is not None and before is not None and before.children is not None:
+            out += compare(before.children, st.children, (*path, *st.words))
+    return out
+
+
 def find(root: list[Statement], path: list[str]) -> list[Statement] | None:
     """The statements under the level ``path`` names (None: no such level)."""
     here, rest = root, path
@@ -236,6 +265,9 @@ class JunosConfig:
     changed: bool = False
     #: Commits so far (what the active configuration's readers cache by).
     version: int = 0
+    #: The configurations active before, newest first (``rollback 1`` is the first), at most
+    #: 49 of them.
+    history: list[list[Statement]] = field(default_factory=list)
 
     @classmethod
     def from_text(cls, text: str) -> JunosConfig:
@@ -262,6 +294,7 @@ class JunosConfig:
 
     def commit(self, user: str, moment: datetime) -> None:
         """Make the candidate active (at ``moment``, by the device's clock)."""
+        self.history = [self.active, *self.history][:49]
         self.active = [st.copy() for st in self.candidate]
         self.committed = f"## Last commit: {_stamp(moment)} by {user or 'root'}"
         self.changed = False
@@ -279,6 +312,13 @@ class JunosConfig:
         """Drop the candidate's changes."""
         self.candidate = [st.copy() for st in self.active]
         self.changed = False
+
+    def rolled_back(self, number: int) -> list[Statement] | None:
+        """The configuration ``rollback NUMBER`` loads (0: the active one; None: none so
+        old)."""
+        if number == 0:
+            return self.active
+        return self.history[number - 1] if number <= len(self.history) else None
 
     def active_hostname(self) -> str | None:
         """``system host-name`` of the active configuration."""
@@ -416,7 +456,20 @@ def _shown(session: Session, found: Match[Action], base: list[str],
     except ValueError:
         return Reply("error: syntax error\n", ok=False)
     as_set = bool(pipes) and _is_display_set(pipes[0])
-    if as_set:
+    form = _display_form(pipes[0]) if pipes else None
+    if form is not None:  # `| display xml`, `| display json`
+        pipes = pipes[1:]
+        found_level = statements() if not path else find(statements(), path)
+        config = config_of(session.device)
+        header = (config.committed if show == config.show_active else
+                  config.committed.replace("Last commit", "Last changed"))
+        render = (juniper_junos.configuration_xml if form == "xml" else
+                  juniper_junos.configuration_json)
+        shown_level = found_level or []
+        for level in reversed(levels(path)):  # the levels above it, as Junos's XML has them
+            shown_level = [Statement(level, shown_level)]
+        text = render(session.device, shown_level, header)
+    elif as_set:
         pipes = pipes[1:]
         found_level = statements() if not path else find(statements(), path)
         text = ("".join(f"{line}\n" for line in render_set(found_level, path))
@@ -454,6 +507,15 @@ def _split_pipes(line: str) -> tuple[str, list[str]]:
         current.append(char)
     parts.append("".join(current).strip())
     return parts[0], parts[1:]
+
+
+def _display_form(pipe: str) -> str | None:
+    """``xml`` or ``json`` for ``display xml`` / ``display json`` (abbreviated or not)."""
+    words = pipe.split()
+    if len(words) != 2 or not ("display".startswith(words[0]) and len(words[0]) >= 2):
+        return None
+    return next((form for form in ("xml", "json") if form.startswith(words[1])
+                 and len(words[1]) >= 1), None)
 
 
 def _is_display_set(pipe: str) -> bool:
@@ -548,12 +610,18 @@ def _delete(session: Session, found: Match[Action]) -> Reply:
     return Reply()
 
 
-def _commit(session: Session, found: Match[Action]) -> Reply:
-    config = config_of(session.device)
-    config.commit(session.user, session.device.clock.now())
+def commit_candidate(device: Device, user: str) -> None:
+    """Make the device's candidate active (``commit``, and NETCONF's ``commit-configuration``):
+    a new ``system host-name`` renames the device."""
+    config = config_of(device)
+    config.commit(user, device.clock.now())
     name = config.active_hostname()
-    if name and name != session.device.hostname:
-        session.device.set_hostname(name)
+    if name and name != device.hostname:
+        device.set_hostname(name)
+
+
+def _commit(session: Session, found: Match[Action]) -> Reply:
+    commit_candidate(session.device, session.user)
     return Reply("commit complete\n")
 
 
