@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from mgmtbench.emulator.cli.textblocks import margin_blocks
 from mgmtbench.emulator.structured import JsonObject, Shape, ShapeInput
 
 #: EOS's short interface names (``show interfaces status``, ``show lldp neighbors``).
@@ -103,20 +104,6 @@ def clock(source: ShapeInput) -> JsonObject:
 
 _HEAD = re.compile(r"^(\S+) is (up|down|administratively down), line protocol is (\w+)"
                    r"(?: \((\w+)\))?")
-
-
-def _blocks(text: str) -> Iterator[list[str]]:
-    """The interface blocks: a line at the margin and the indented lines under it."""
-    block: list[str] = []
-    for line in text.splitlines():
-        if line and not line[0].isspace():
-            if block:
-                yield block
-            block = [line]
-        elif block:
-            block.append(line)
-    if block:
-        yield block
 
 
 def _rate(value: str, unit: str) -> float:
@@ -256,7 +243,7 @@ def interfaces(source: ShapeInput) -> JsonObject:
     """``show interfaces`` (and ``show interfaces NAME``)."""
     now = source.device.clock.now().timestamp()
     found: JsonObject = {}
-    for block in _blocks(source.text):
+    for block in margin_blocks(source.text):
         parsed = _interface(block, now)
         if parsed is not None:
             found[parsed[0]] = parsed[1]

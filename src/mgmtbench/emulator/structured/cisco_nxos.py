@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from mgmtbench.emulator.cli.textblocks import margin_blocks
 from mgmtbench.emulator.structured import JsonObject, Shape, ShapeInput
 
 _SHORT = {"Eth": "Ethernet", "Lo": "loopback", "Po": "port-channel", "Vl": "Vlan",
@@ -43,20 +44,6 @@ def _fields(text: str) -> dict[str, str]:
         if sep and key.strip() not in found:
             found[key.strip()] = value.strip()
     return found
-
-
-def _blocks(text: str) -> Iterator[list[str]]:
-    """Blocks that start at the margin (``admin state is`` lines belong to the block above)."""
-    block: list[str] = []
-    for line in text.splitlines():
-        if line and not line[0].isspace() and not line.startswith("admin state"):
-            if block:
-                yield block
-            block = [line]
-        elif block and line.strip():
-            block.append(line)
-    if block:
-        yield block
 
 
 # --- show version, hostname, clock, inventory ---------------------------------------------------
@@ -324,7 +311,7 @@ def _loopback_counters(line: str, row: JsonObject) -> None:
 def interface_rows(text: str) -> list[JsonObject]:
     """The rows of ``show interface`` (or of one interface), in the order printed."""
     rows: list[JsonObject] = []
-    for block in _blocks(text):
+    for block in margin_blocks(text, continues=("admin state",), drop_blank=True):
         if ", line protocol is " in block[0]:
             rows.append(_svi(block))
         elif re.match(r"\S+ is \w+", block[0]):
@@ -569,7 +556,7 @@ def interface_counters_detailed(source: ShapeInput) -> JsonObject:
     """``show interface counters detailed``: ``eth_inbytes`` ... for Ethernet ports,
     ``mgmt_in_bytes`` ... for mgmt0."""
     rows: list[JsonObject] = []
-    for block in _blocks(source.text):
+    for block in margin_blocks(source.text, continues=("admin state",), drop_blank=True):
         name = block[0].strip()
         row: JsonObject = {"interface": name}
         for line in block[1:]:

@@ -40,6 +40,7 @@ from datetime import timedelta
 
 from mgmtbench.emulator.cli.engine import Action, Reply, Session
 from mgmtbench.emulator.cli.grammar import Match, ParseError, ParseErrorKind
+from mgmtbench.emulator.cli.textblocks import margin_blocks
 from mgmtbench.emulator.device.config import ConfigLine
 
 _SHORT = {"Ethernet": "Et", "Management": "Ma", "Port-Channel": "Po", "Vlan": "Vl",
@@ -73,7 +74,7 @@ def _show_ip_interface(session: Session, found: Match[Action]) -> Reply:
     """``show ip interface``: each interface with an address, as ``show interfaces`` shows it."""
     text = session.execute("show interfaces").text()
     out: list[str] = []
-    for block in _interface_blocks(text):
+    for block in margin_blocks(text):
         address = [line for line in block if line.startswith(
             ("  Internet address is", "  Secondary address is", "  Broadcast address is"))]
         if not address:
@@ -83,19 +84,6 @@ def _show_ip_interface(session: Session, found: Match[Action]) -> Reply:
                 "  Proxy-ARP is disabled", "  Local Proxy-ARP is disabled",
                 "  Gratuitous ARP is ignored", mtu]
     return Reply("".join(f"{line}\n" for line in out))
-
-
-def _interface_blocks(text: str) -> Iterator[list[str]]:
-    block: list[str] = []
-    for line in text.splitlines():
-        if line and not line[0].isspace():
-            if block:
-                yield block
-            block = [line]
-        elif block:
-            block.append(line)
-    if block:
-        yield block
 
 
 def _show_ipv6_interface(session: Session, found: Match[Action]) -> Reply:

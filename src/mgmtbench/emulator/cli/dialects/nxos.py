@@ -51,6 +51,7 @@ from mgmtbench.emulator.cli.fileops import (
     write_file,
 )
 from mgmtbench.emulator.cli.grammar import Match
+from mgmtbench.emulator.cli.textblocks import margin_blocks
 from mgmtbench.emulator.device.config import ConfigLine
 
 _HEAD = re.compile(r"^(\S+) is (up|down)(?: \(([^)]*)\))?(?:, line protocol is (\w+))?")
@@ -66,19 +67,6 @@ def _setting(session: Session, *head: str) -> list[list[str]]:
     """The words after ``head`` of every top-level line that starts with it."""
     return [line.text.split()[len(head):] for line in _top(session)
             if line.text.split()[:len(head)] == list(head)]
-
-
-def _interface_blocks(text: str) -> Iterator[list[str]]:
-    block: list[str] = []
-    for line in text.splitlines():
-        if line and not line[0].isspace() and not line.startswith("admin state"):
-            if block:
-                yield block
-            block = [line]
-        elif block:
-            block.append(line)
-    if block:
-        yield block
 
 
 def _vrfs(session: Session) -> dict[str, str]:
@@ -125,7 +113,7 @@ def _addressed(session: Session) -> list[tuple[str, str, str, str, str]]:
     ``show interface``, in its order."""
     text = session.execute("show interface").text()
     found: list[tuple[str, str, str, str, str]] = []
-    for block in _interface_blocks(text):
+    for block in margin_blocks(text, continues=("admin state",)):
         head = _HEAD.match(block[0])
         address = next((line.split()[-1] for line in block
                         if line.strip().startswith("Internet Address is ")), None)
@@ -319,7 +307,7 @@ def _counters_detailed(session: Session, found: Match[Action]) -> Reply:
     zero (``show interface``'s, so both move together)."""
     text = session.execute("show interface").text()
     out: list[str] = []
-    for block in _interface_blocks(text):
+    for block in margin_blocks(text, continues=("admin state",)):
         head = _HEAD.match(block[0])
         if head is None or not head.group(1).startswith(("Ethernet", "mgmt", "port-channel")):
             continue
