@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from mgmtbench import __version__
 from mgmtbench.emulator import command as serve_command
+from mgmtbench.emulator.coverage import command as coverage_command
 from mgmtbench.errors import MgmtbenchError
 from mgmtbench.lab import command as lab_command
 from mgmtbench.proxy import command as proxy_command
@@ -28,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     proxy_command.register(sub)
     report_command.register(sub)
     inventory_command.register(sub)
+    coverage_command.register(sub)
     return parser
 
 
