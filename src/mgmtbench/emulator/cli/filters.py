@@ -56,11 +56,12 @@ DESCRIPTIONS = {
     "display": "Show additional kinds of information",
     # EOS, NX-OS
     "json": "Produce JSON output for this command",
+    "json-pretty": "Output in json pretty print format",
 }
 #: Pipes that print the command's output in another form instead of filtering its lines
 #: (:mod:`mgmtbench.emulator.structured`): nothing may follow EOS's ``json``; Junos's
 #: ``display`` pipes take the other pipes after them.
-FORMATS = frozenset({"json", "junos:display-xml", "junos:display-json",
+FORMATS = frozenset({"json", "json-pretty", "junos:display-xml", "junos:display-json",
                      "junos:display-xml-rpc"})
 #: Junos's ``display`` pipes (:data:`FORMATS` that other pipes may follow), by their words.
 _JUNOS_DISPLAY = {"display xml": "junos:display-xml", "display json": "junos:display-json",

@@ -168,6 +168,18 @@ def get_route_engine_information(call: Call) -> str:
     return _answer(call, element, text)
 
 
+def get_system_memory_information(call: Call) -> str:
+    """``get-system-memory-information``: the routing engine's memory summary."""
+    element = jx.system_memory(call.cli.device)
+    return _answer(call, element, etree.tostring(element, encoding="unicode"))
+
+
+def get_system_storage(call: Call) -> str:
+    """``get-system-storage``: the routing engine's file systems."""
+    element = jx.system_storage(call.cli.device)
+    return _answer(call, element, etree.tostring(element, encoding="unicode"))
+
+
 def command(call: Call) -> str:
     """``<command format="text|xml|json">show ...</command>``: the CLI command's output in
     ``<output>``, or its XML (``| display xml rpc``: the RPC it stands for)."""
@@ -234,7 +246,7 @@ def get_configuration(call: Call) -> str:
     if form == "json":
         return escape(jx.configuration_json(device, statements, header))
     element = jx.configuration(device, statements, header)
-    spec = call.element.find("configuration")
+    spec = call.element.find("{*}configuration")
     if spec is not None and len(spec):
         picked = filters.subtree(element, spec)
         for key, value in element.attrib.items():
@@ -298,10 +310,10 @@ def load_configuration(call: Call) -> str:
     action = attributes.get("action", "merge")
     form = attributes.get("format", "xml")
     if action == "set":
-        node = call.element.find("configuration-set")
+        node = call.element.find("{*}configuration-set")
         _load_set(call, node.text if node is not None else "")
     elif form == "text":
-        node = call.element.find("configuration-text")
+        node = call.element.find("{*}configuration-text")
         _load_text(config.candidate, node.text if node is not None else "", action)
     else:
         raise RpcError("operation-not-supported",
@@ -387,6 +399,8 @@ OPERATIONS: Mapping[str, Callable[[Call], str | StreamedData]] = {
     "get-route-information": get_route_information,
     "get-system-uptime-information": _show("show system uptime"),
     "get-route-engine-information": get_route_engine_information,
+    "get-system-memory-information": get_system_memory_information,
+    "get-system-storage": get_system_storage,
     "command": command,
     "get-configuration": get_configuration,
     "lock-configuration": lock_configuration,

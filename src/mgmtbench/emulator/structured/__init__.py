@@ -55,7 +55,7 @@ def _shapes(platform: str) -> Mapping[str, Shape]:
 
 #: What a pipe of :data:`~mgmtbench.emulator.cli.filters.FORMATS` prints for a command (its
 #: words) whose text output is the input's.
-Renderer = Callable[[tuple[str, ...], ShapeInput], str]
+Renderer = Callable[[tuple[str, ...], ShapeInput], str | None]
 
 
 @cache
@@ -85,6 +85,11 @@ def structured(device: Device, words: tuple[str, ...], args: tuple[str, ...],
     return shape(ShapeInput(text, args, device))
 
 
+#: The pipes that print a command's JSON (NX-OS's ``json-pretty`` too), as :func:`render_json`
+#: prints it unless the platform has a renderer of its own for the pipe.
+JSON_PIPES = frozenset({"json", "json-pretty"})
+
+
 def render_json(value: JsonObject) -> str:
     """``value`` as EOS and NX-OS print it after ``| json``: indented by two, keys as made."""
     return json.dumps(value, indent=2) + "\n"
@@ -95,9 +100,10 @@ def render(device: Device, pipe: str, words: tuple[str, ...], args: tuple[str, .
     """What the pipe ``pipe`` (``json``, Junos's ``junos:display-xml`` ...) prints for command
     ``words`` (with ``args``) whose text output is ``text``; None: the platform has no such
     form of it (an unconverted command)."""
-    platform = device.platform.style.name
-    if pipe == "json":
+    renderer = _renderers(device.platform.style.name).get(pipe)
+    if renderer is not None:
+        return renderer(words, ShapeInput(text, args, device))
+    if pipe in JSON_PIPES:
         value = structured(device, words, args, text)
         return None if value is None else render_json(value)
-    renderer = _renderers(platform).get(pipe)
-    return None if renderer is None else renderer(words, ShapeInput(text, args, device))
+    return None

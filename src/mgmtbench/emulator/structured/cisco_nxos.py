@@ -12,6 +12,7 @@ from a capture; only the ones those tools read are sure to be there.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 
@@ -569,7 +570,42 @@ def interface_counters_detailed(source: ShapeInput) -> JsonObject:
     return table("interface", rows)
 
 
+def system_resources(source: ShapeInput) -> JsonObject:
+    """``show system resources``."""
+    found: JsonObject = {}
+    load = re.search(r"1 minute: (\S+)\s+5 minutes: (\S+)\s+15 minutes: (\S+)", source.text)
+    if load:
+        found.update(load_avg_1min=load[1], load_avg_5min=load[2], load_avg_15min=load[3])
+    states = re.search(r"CPU states\s*:\s*(\S+)% user,\s*(\S+)% kernel,\s*(\S+)% idle",
+                       source.text)
+    if states:
+        found.update(cpu_state_user=states[1], cpu_state_kernel=states[2],
+                     cpu_state_idle=states[3])
+    memory = re.search(r"Memory usage:\s*(\d+)K total,\s*(\d+)K used,\s*(\d+)K free",
+                       source.text)
+    if memory:
+        found.update(memory_usage_total=int(memory[1]), memory_usage_used=int(memory[2]),
+                     memory_usage_free=int(memory[3]))
+    status = re.search(r"Current memory status: (\S+)", source.text)
+    found["current_memory_status"] = status[1] if status else "OK"
+    return found
+
+
+def processes_cpu(source: ShapeInput) -> JsonObject:
+    """``show processes cpu``: the processes, and the utilisation NX-OS's JSON sums up."""
+    rows = [{"pid": int(m[1]), "runtime": int(m[2]), "invoked": int(m[3]), "usecs": int(m[4]),
+             "onesec": m[5], "process": m[6]}
+            for m in re.finditer(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+)%\s+(\S+)$",
+                                 source.text, re.M)]
+    idle = re.search(r"(\S+)% idle", source.text)
+    busy = round(100 - float(idle[1])) if idle else 0
+    return {**table("process_cpu", rows), "fivesec_percent": busy, "fivesec_intr_percent": 0,
+            "onemin_percent": busy, "fivemin_percent": busy}
+
+
 SHAPES: dict[str, Shape] = {
+    "show system resources": system_resources,
+    "show processes cpu": processes_cpu,
     "show version": version,
     "show hostname": hostname,
     "show clock": clock,
@@ -592,3 +628,14 @@ SHAPES: dict[str, Shape] = {
     "show ntp peer-status": ntp_peer_status,
     "show interface counters detailed": interface_counters_detailed,
 }
+
+
+def _json_one_line(words: tuple[str, ...], source: ShapeInput) -> str | None:
+    """``| json`` as NX-OS prints it: the object on one line (``| json-pretty`` indents it);
+    None for a command without JSON."""
+    shape = SHAPES.get(" ".join(words))
+    return None if shape is None else json.dumps(shape(source)) + "\n"
+
+
+#: NX-OS prints ``| json`` on one line (:func:`mgmtbench.emulator.structured.render`).
+RENDERERS = {"json": _json_one_line}

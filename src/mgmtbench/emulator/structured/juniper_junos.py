@@ -597,6 +597,45 @@ def route_engine(device: Device, uptime: etree._Element) -> etree._Element:
     return root
 
 
+#: The MX204's routing engine: 32 GiB of DRAM (in KiB, as ``show system memory`` counts it),
+#: about a third in use, and its file systems (``show system storage``). From memory of the
+#: RE's data sheet and Junos 22's output, not a capture.
+MEMORY_KB = 32_768_000
+MEMORY_USED_KB = 10_649_600
+FILE_SYSTEMS = (("/dev/gpt/junos", "20G", "1.2G", "17G", "7%", "/.mount"),
+                ("/dev/gpt/config", "3.3G", "396K", "3.0G", "0%", "/.mount/config"),
+                ("/dev/gpt/var", "25G", "2.1G", "21G", "9%", "/.mount/var"),
+                ("tmpfs", "12G", "18M", "12G", "0%", "/.mount/tmp"))
+
+
+def system_memory(device: Device) -> etree._Element:
+    """``<system-memory-information>`` (``show system memory``'s summary)."""
+    build = _Builder(device)
+    root = build.root("system-memory-information")
+    summary = sub(root, "system-memory-summary-information")
+    sub(summary, "system-memory-total", str(MEMORY_KB))
+    sub(summary, "system-memory-used", str(MEMORY_USED_KB))
+    sub(summary, "system-memory-free", str(MEMORY_KB - MEMORY_USED_KB))
+    sub(summary, "system-memory-total-percent", "100")
+    sub(summary, "system-memory-used-percent", str(MEMORY_USED_KB * 100 // MEMORY_KB))
+    return root
+
+
+def system_storage(device: Device) -> etree._Element:
+    """``<system-storage-information>`` (``show system storage``)."""
+    build = _Builder(device)
+    root = build.root("system-storage-information")
+    for name, total, used, available, percent, mount in FILE_SYSTEMS:
+        system = sub(root, "filesystem")
+        sub(system, "filesystem-name", name)
+        sub(system, "total-blocks", total)
+        sub(system, "used-blocks", used)
+        sub(system, "available-blocks", available)
+        sub(system, "used-percent", percent.rstrip("%"))
+        sub(system, "mounted-on", mount)
+    return root
+
+
 # --- the commands, and how they are printed -----------------------------------------------------
 
 #: Each command's RPC, by the command's words (arguments not included).

@@ -17,7 +17,9 @@ Show commands (what NAPALM's nxos and nxos_ssh getters, Netmiko's and pyATS' par
   took for servers;
 - ``show interface counters detailed``: ``show interface``'s RX/TX counters, the ones not zero;
 - ``show startup-config``: the saved configuration, which ``copy running-config
-  startup-config`` now writes.
+  startup-config`` now writes;
+- ``show system resources`` (memory from ``show version``'s), ``show processes cpu``, ``show
+  license host-id`` (the serial): what Ansible's cisco.nxos facts read.
 
 Configuration files, on ``bootflash:`` (what NAPALM's commit, compare and rollback use):
 
@@ -84,6 +86,44 @@ def _vrfs(session: Session) -> dict[str, str]:
 def _show_hostname(session: Session, found: Match[Action]) -> Reply:
     """``show hostname``."""
     return Reply(f"{session.device.hostname} \n")
+
+
+def _memory_kb(session: Session) -> int:
+    """The memory ``show version`` says the supervisor has (kB)."""
+    found = re.search(r"with (\d+) kB of memory", session.execute("show version").text())
+    return int(found.group(1)) if found else 16_000_000
+
+
+def _system_resources(session: Session, found: Match[Action]) -> Reply:
+    """``show system resources``: load, processes, CPU states and memory (a quarter used)."""
+    total = _memory_kb(session)
+    used = total // 4
+    return Reply(
+        "Load average:   1 minute: 0.39   5 minutes: 0.45   15 minutes: 0.44\n"
+        "Processes:   701 total, 1 running\n"
+        "CPU states  :   3.02% user,   1.01% kernel,   95.97% idle\n"
+        f"Memory usage:   {total}K total,   {used}K used,   {total - used}K free\n"
+        "Kernel vmalloc:   0K total,   0K free\n"
+        "Kernel buffers:   107644K Used\n"
+        "Kernel cached :   3878028K Used\n\n"
+        "Current memory status: OK\n")
+
+
+def _processes_cpu(session: Session, found: Match[Action]) -> Reply:
+    """``show processes cpu``: the utilisation line and the busiest processes."""
+    return Reply(
+        "\nPID    Runtime(ms)  Invoked   uSecs  1Sec    Process\n"
+        "-----  -----------  --------  -----  ------  -----------\n"
+        "    1        21304    603714     35   0.00%  init\n"
+        "27124      1043811  13395021     77   0.50%  netstack\n"
+        "27318       530193   6731946     78   0.50%  pfm\n"
+        "CPU util  :    3.02% user,    1.01% kernel,   95.97% idle\n"
+        "Please note that only processes from the requested vdc are shown above\n")
+
+
+def _license_host_id(session: Session, found: Match[Action]) -> Reply:
+    """``show license host-id``: the chassis serial."""
+    return Reply(f"License hostid: VDH={session.device.facts.serial}\n")
 
 
 def _show_hosts(session: Session, found: Match[Action]) -> Reply:
@@ -425,6 +465,9 @@ def _diff_patch(session: Session, found: Match[Action]) -> Reply:
 EXEC: dict[str, Action] = {
     "show hostname": _show_hostname,
     "show hosts": _show_hosts,
+    "show system resources": _system_resources,
+    "show processes cpu": _processes_cpu,
+    "show license host-id": _license_host_id,
     "show ip interface": _ip_interface(False),
     "show ip interface vrf all": _ip_interface(True),
     "show ip interface brief vrf all": _ip_brief_vrf_all,
