@@ -57,16 +57,30 @@ def test_napalm_on_eos_is_answered_and_counted() -> None:
     assert set(run.refused) == {line for line, ok in run.sent.items() if not ok}
 
 
-def test_ansible_ios_facts_and_pyats_connections() -> None:
-    ansible = measure("ansible", "cisco_ios")
-    assert [(o.name, o.ok) for o in ansible.outcomes] == [
-        ("facts", True), ("config", True), ("config idempotent", True)], ansible.outcomes
-    assert "show version" in ansible.sent
-    for platform in ("cisco_ios", "cisco_nxos"):  # pyATS connects with its defaults
-        pyats = measure("pyats", platform)
-        assert pyats.outcomes[0].name == "connect"
-        assert pyats.outcomes[0].ok, pyats.outcomes[0].detail
-        assert pyats.parsed["genie"][0] > 0
+@pytest.mark.parametrize("platform", ["cisco_ios", "cisco_asa", "arista_eos", "cisco_nxos",
+                                      "juniper_junos"])
+def test_ansible_facts_and_an_idempotent_config_pass(platform: str) -> None:
+    run = measure("ansible", platform)
+    assert [(o.name, o.ok) for o in run.outcomes] == [
+        ("facts", True), ("config", True), ("config idempotent", True)], run.outcomes
+    assert run.sent  # the device heard it (NETCONF RPCs that run a command included)
+
+
+@pytest.mark.parametrize("platform", ["cisco_ios", "arista_eos", "cisco_nxos", "juniper_junos"])
+def test_napalm_opens_and_reads_facts_on_every_driver(platform: str) -> None:
+    run = measure("napalm", platform)
+    done = {o.name: o for o in run.outcomes}
+    assert done["open"].ok, done["open"].detail
+    assert done["get_facts"].ok, done["get_facts"].detail
+    assert done["get_interfaces"].ok, done["get_interfaces"].detail
+
+
+@pytest.mark.parametrize("platform", ["cisco_ios", "cisco_nxos"])
+def test_pyats_connects_with_its_defaults(platform: str) -> None:
+    run = measure("pyats", platform)
+    assert run.outcomes[0].name == "connect"
+    assert run.outcomes[0].ok, run.outcomes[0].detail
+    assert run.parsed["genie"][0] > 0
 
 
 def test_the_command_prints_the_table_and_writes_json(tmp_path: Path,
