@@ -76,3 +76,23 @@ def test_two_devices_share_no_module_serial(platform: str) -> None:
     assert not serials[0] & serials[1]
     # Factory, year and week kept: the same seven first characters.
     assert sorted(s[:7] for s in serials[0]) == sorted(s[:7] for s in serials[1])
+
+
+@pytest.mark.parametrize(("platform", "command"), [
+    ("juniper_junos", ("show", "chassis", "hardware")),
+    ("arista_eos", ("show", "inventory")),
+])
+def test_every_module_serial_is_the_devices_own_on_other_vendors(
+        platform: str, command: tuple[str, ...]) -> None:
+    loaded = load_platform(platform)
+    first, second = (Device(loaded, DeviceFacts.for_hostname(name),
+                            enable_secret="en").transcript(command) for name in ("R1", "R2"))
+    patterns = loaded.style.identity.facts.module_serials
+    assert patterns
+
+    def serials(text: str) -> list[str]:
+        return [m.group("sn") for p in patterns for m in re.finditer(p, text, re.M)]
+
+    assert len(serials(first)) == len(serials(second)) >= 2
+    assert not set(serials(first)) & set(serials(second))
+    assert len(first.splitlines()) == len(second.splitlines())

@@ -177,7 +177,8 @@ class Device:
             # Every MAC address and module serial of the transcript made this device's own (a
             # fleet's devices share none); the placeholders, its own base MAC and serial among
             # them, filled after.
-            own = made_own(self.platform.transcripts[words], self.facts.mac, self.facts.serial)
+            own = made_own(self.platform.transcripts[words], self.facts.mac, self.facts.serial,
+                           self.platform.style.identity.facts.module_serials)
             text = fill(own, self.facts.as_dict())
             self._rendered[words] = text
             if "{{" in text:

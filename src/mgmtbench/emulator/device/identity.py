@@ -50,6 +50,10 @@ class FactsIdentity:
 
     serial_site: str = "FDO"
     mac_oui: str = "00a7.42"
+    #: Where the platform's transcripts print module serials that are not Cisco's ``SN: ...``
+    #: (an Arista power supply's, a Juniper transceiver's): regular expressions whose group
+    #: ``sn`` is one; :func:`unique_serials` makes each the device's own.
+    module_serials: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ def load_identity(raw: Mapping[str, object]) -> PlatformIdentity:
     """The identity in a parsed ``platform.toml`` (ValueError naming a bad key)."""
     ssh = _table(raw, "ssh", {"version", "host_key", "kex", "ciphers", "macs", "host_key_algs"})
     https = _table(raw, "https", {"tls_versions", "user_agent"})
-    facts = _table(raw, "facts", {"serial_site", "mac_oui"})
+    facts = _table(raw, "facts", {"serial_site", "mac_oui", "module_serials"})
     tls = _names(https.get("tls_versions")) or HttpsIdentity.tls_versions
     unknown = [v for v in tls if v not in TLS_VERSIONS]
     if unknown:
@@ -84,8 +88,22 @@ def load_identity(raw: Mapping[str, object]) -> PlatformIdentity:
             kex=_names(ssh.get("kex")), ciphers=_names(ssh.get("ciphers")),
             macs=_names(ssh.get("macs")), host_key_algs=_names(ssh.get("host_key_algs"))),
         https=HttpsIdentity(tls_versions=tls, user_agent=None if agent is None else str(agent)),
-        facts=FactsIdentity(serial_site=site, mac_oui=oui),
+        facts=FactsIdentity(serial_site=site, mac_oui=oui,
+                            module_serials=_serial_patterns(facts.get("module_serials"))),
     )
+
+
+def _serial_patterns(value: object) -> tuple[str, ...]:
+    """``[facts] module_serials``, each a regular expression with a group ``sn``."""
+    patterns = _names(value) or ()
+    for pattern in patterns:
+        try:
+            compiled = re.compile(pattern, re.MULTILINE)
+        except re.error as exc:
+            raise ValueError(f"[facts] module_serials {pattern!r}: {exc}") from None
+        if "sn" not in compiled.groupindex:
+            raise ValueError(f"[facts] module_serials {pattern!r}: no group (?P<sn>...)")
+    return patterns
 
 
 def _table(raw: Mapping[str, object], name: str, known: set[str]) -> Mapping[str, object]:
@@ -163,25 +181,38 @@ _MODULE_SERIAL = re.compile(r"(?<=SN: )([A-Z0-9]{7})([A-Z0-9]{2,})\b")
 _DIGITS, _LETTERS = "0123456789", "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O, as Cisco's
 
 
-def unique_serials(text: str, key: str) -> str:
-    """``text`` with every module serial of a Cisco inventory (``SN: ART2433F1KQ``) made this
-    device's own: the first seven characters (factory, year, week) kept, each one after them a
-    digit for a digit and a letter for a letter, from ``key`` and the serial, so two devices'
-    power supplies and transceivers never share a serial."""
-    def made(found: re.Match[str]) -> str:
-        site, rest = found.group(1), found.group(2)
-        digest = hashlib.sha256(f"{key} {site}{rest}".encode()).digest()
-        out = "".join((_DIGITS if c.isdigit() else _LETTERS)[b % (10 if c.isdigit() else 24)]
-                      for c, b in zip(rest, digest, strict=False))
-        return site + out
-
-    return _MODULE_SERIAL.sub(made, text)
+def unique_serials(text: str, key: str, patterns: tuple[str, ...] = ()) -> str:
+    """``text`` with every module serial made this device's own: a Cisco inventory's (``SN:
+    ART2433F1KQ``: the first seven characters, factory, year and week, kept) and those the
+    platform's ``patterns`` find (group ``sn``: the first three kept), each character after
+    them a digit for a digit and a letter for a letter, from ``key`` and the serial, so two
+    devices' power supplies and transceivers never share a serial."""
+    text = _MODULE_SERIAL.sub(lambda found: found.group(1) + _own(found.group(2), key,
+                                                                  found.group(1)), text)
+    for pattern in patterns:
+        text = re.sub(pattern, lambda found: _own_group(found, key), text, flags=re.MULTILINE)
+    return text
 
 
-def made_own(text: str, mac: str, serial: str) -> str:
+def _own(rest: str, key: str, site: str) -> str:
+    digest = hashlib.sha256(f"{key} {site}{rest}".encode()).digest()
+    return "".join((_DIGITS if c.isdigit() else _LETTERS)[b % (10 if c.isdigit() else 24)]
+                   for c, b in zip(rest, digest, strict=False))
+
+
+def _own_group(found: re.Match[str], key: str) -> str:
+    """The match with its ``sn`` group made the device's own (its first three kept)."""
+    whole, start, end = found.group(0), found.start("sn") - found.start(), \
+        found.end("sn") - found.start()
+    serial = whole[start:end]
+    return whole[:start] + serial[:3] + _own(serial[3:], key, serial[:3]) + whole[end:]
+
+
+def made_own(text: str, mac: str, serial: str, serials: tuple[str, ...] = ()) -> str:
     """``text`` (a transcript) with its MAC addresses and module serials made the device's own
-    (:func:`unique_macs` keyed by its base ``mac``, :func:`unique_serials` by its ``serial``)."""
-    return unique_serials(unique_macs(text, mac), serial)
+    (:func:`unique_macs` keyed by its base ``mac``, :func:`unique_serials` by its ``serial``,
+    with the platform's ``serials`` patterns)."""
+    return unique_serials(unique_macs(text, mac), serial, serials)
 
 
 _IOS_BANNER = re.compile(r"^banner login \^C(.*?)\^C", re.MULTILINE | re.DOTALL)
