@@ -357,6 +357,8 @@ class Session(ABC):
     def end_config(self) -> None:
         """Leave configuration mode (and any sub-mode) for privileged exec, as ``end`` does."""
         if self.mode is Mode.CONFIG:
+            # The device logs the end of a configuration session (IOS's %SYS-5-CONFIG_I).
+            self.device.activity.config_ended(self, self.user, self.peer)
             self.mode, self.block, self.block_prompt = Mode.PRIV, None, None
             self.config_outer = []
             self.candidate, self.candidate_mode = None, None

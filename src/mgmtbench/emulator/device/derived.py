@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
+from mgmtbench.emulator.device import iproute
 from mgmtbench.emulator.device.config import (
     GRAMMAR_FILE,
     ConfigLine,
@@ -944,6 +945,18 @@ class ViewInput:
     children: Mapping[str, tuple[str, ...]]
     #: Whole seconds the device has run: how far its counters have moved.
     seconds: int = 0
+    #: The running configuration (views that read more than interfaces: ``show ip route``).
+    config: RunningConfig | None = None
+
+
+def ios_route(view: ViewInput) -> str:
+    """IOS ``show ip route``: the transcript's table with its connected, local and static
+    routes following the configuration (:mod:`.iproute`)."""
+    parsed = iproute.parse(view.transcript)
+    lines = [] if view.config is None else [line.text for line in view.config.root
+                                            if not line.removed]
+    table = iproute.build(None, view.current, view.children, lines, parsed.routes)
+    return iproute.ios_table(table, parsed, view.transcript)
 
 
 VIEWS: dict[str, Callable[[ViewInput], str]] = {
@@ -955,6 +968,7 @@ VIEWS: dict[str, Callable[[ViewInput], str]] = {
     "nxos_interfaces": nxos_interfaces,
     "junos_interfaces": junos_interfaces,
     "junos_terse": junos_terse,
+    "ios_route": ios_route,
 }
 #: Where each view's blocks start (the first line of an interface's part; IOS's if not named).
 HEADS: dict[str, re.Pattern[str]] = {
@@ -1071,7 +1085,7 @@ class DerivedState:
         source = self.spec.sources.get(kind, words)
         current, children = self.current()
         text = VIEWS[kind](ViewInput(self._rendered(source), self.base, current, children,
-                                     second))
+                                     second, self.config))
         self._made[words] = (version, second, text)
         return text
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from mgmtbench.emulator.device.activity import Activity
 from mgmtbench.emulator.device.clock import DeviceClock, clock_spec, fill
 from mgmtbench.emulator.device.config import RunningConfig
 from mgmtbench.emulator.device.configstore import ConfigStore
@@ -96,6 +97,8 @@ class Device:
         self.ssh_windows = WindowLog()
         #: What its HTTP/3 server saw (:mod:`mgmtbench.emulator.device.http3`).
         self.http3_counts = Http3Counts()
+        #: Its open CLI sessions and the events it logged (:mod:`.activity`).
+        self.activity = Activity(self.clock.elapsed, self.clock.now)
         self._rendered: dict[CommandWords, str] = {}
         # Transcripts with the clock's placeholders, split at them.
         self._dynamic: dict[CommandWords, list[str]] = {}

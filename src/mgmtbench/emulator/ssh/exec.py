@@ -94,7 +94,19 @@ class CliExec:
                              max_output=self.limits.max_output,
                              user=str(chan.get_extra_info("username") or ""),
                              peer=source_of(chan.get_extra_info("peername")))
-        return exec_steps(command, session, self.device.processing_delay, self.limits)
+        return _registered(session, exec_steps(command, session, self.device.processing_delay,
+                                                self.limits))
+
+
+def _registered(session: CliSession, steps: Steps) -> Steps:
+    """``steps`` with ``session`` holding a line of its device while they run (``show
+    users``): from the first step to the last (or until the exec is dropped)."""
+    activity = session.device.activity
+    line = activity.open_session(session, "exec", session.user, session.peer)
+    try:
+        return (yield from steps)
+    finally:
+        activity.close_session(line)
 
 
 class DeviceSession(asyncssh.SSHServerSession[bytes]):

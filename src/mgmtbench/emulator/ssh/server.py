@@ -98,6 +98,7 @@ class _DeviceSSHServer(asyncssh.SSHServer):
         self._failures = 0
         self._channels = 0
         self._counts = counts
+        self._user = ""  # who is logging in (the device logs the login)
         self._cli = cli
         self._process = process
         self._sftp = sftp
@@ -136,6 +137,7 @@ class _DeviceSSHServer(asyncssh.SSHServer):
             log.info("%s ssh %s: connection closed: %s", self._device.hostname, self._peer, exc)
 
     def begin_auth(self, username: str) -> bool:
+        self._user = username
         if self._admission.sessions_full():
             log.warning("%s ssh %s: refused, %d sessions is the limit",
                         self._device.hostname, self._peer, self._limits.max_sessions)
@@ -151,11 +153,17 @@ class _DeviceSSHServer(asyncssh.SSHServer):
             return
         self._admission.logged_in(self._source, self)
         self._authenticated = True
+        self._device.activity.login(self._user, self._source, self._local_port())
         if self._admission.authenticated > self._limits.max_sessions and self._conn is not None:
             # Others logged in while this one did: the last one in leaves.
             log.warning("%s ssh %s: refused, %d sessions is the limit",
                         self._device.hostname, self._peer, self._limits.max_sessions)
             self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, "Too many sessions")
+
+    def _local_port(self) -> str:
+        """The port the client connected to (the device logs it with a login)."""
+        sock = self._conn.get_extra_info("sockname") if self._conn is not None else None
+        return str(sock[1]) if sock else "22"
 
     def password_auth_supported(self) -> bool:
         return bool(self._credentials.password)
@@ -167,6 +175,7 @@ class _DeviceSSHServer(asyncssh.SSHServer):
             return True
         self._failures += 1
         self._counts.auth_failures += 1
+        self._device.activity.login_failed(username, self._source, self._local_port())
         last = self._failures >= self._limits.auth_tries
         log.warning("%s ssh %s: bad password for user %r (%d of %d tries)",
                     self._device.hostname, self._peer, username, self._failures,

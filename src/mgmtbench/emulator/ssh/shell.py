@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import asyncssh
 
@@ -167,6 +167,18 @@ async def run_shell(
     """Serve an interactive session until exit, logout or end of input."""
     term = Terminal(process, session.max_line)
     session.interactive = True  # questions (Destination filename [x]?) are asked
+    # The session holds a line of the device while it is open (``show users``).
+    activity = session.device.activity
+    line = activity.open_session(session, "shell", session.user, session.peer)
+    try:
+        await _serve(term, session, delay, lambda: activity.lines.touch(line))
+    finally:
+        activity.close_session(line)
+
+
+async def _serve(term: Terminal, session: CliSession, delay: float,
+                 touch: Callable[[], None]) -> None:
+    """:func:`run_shell`'s loop: prompt, read a line, run it; ``touch()`` after each line."""
     term.write("\n")
     while True:
         term.write(session.prompt)
@@ -183,6 +195,7 @@ async def run_shell(
         if line.strip() and delay:
             await asyncio.sleep(delay)
         reply = session.execute(line)
+        touch()
         if reply.ask is not None:
             reply = await _ask(term, reply)
         if reply.ask_secret:

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from mgmtbench.emulator.cli import asafileops, fileops, revert
-from mgmtbench.emulator.cli.dialects import eos, junos, nxos
+from mgmtbench.emulator.cli.dialects import eos, ios, junos, nxos
 from mgmtbench.emulator.cli.engine import Action, Dialect
 from mgmtbench.emulator.device.transcripts import PlatformStyle
 
@@ -33,7 +33,7 @@ __all__ = ["DIALECTS", "FILE_COMMANDS", "Dialect", "dialect_commands", "file_com
 
 #: The dialects (``dialect`` in ``platform.toml``) by name.
 DIALECTS: Mapping[str, Dialect] = {"junos": junos.DIALECT, "eos": eos.DIALECT,
-                                   "nxos": nxos.DIALECT}
+                                   "nxos": nxos.DIALECT, "ios": ios.DIALECT}
 #: The file command sets (``file_commands`` in ``platform.toml``): command patterns and their
 #: actions. IOS's: copy, more, delete, the archive, ``configure replace`` and its revert timer
 #: (:mod:`.revert`); the ASA's: ``more`` as IOS's, ``copy`` and ``delete`` worded as the ASA
