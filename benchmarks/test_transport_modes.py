@@ -28,6 +28,12 @@ their connections, resumptions and early data (:mod:`mgmtbench.testing.http3`), 
 client's CPU per command over the timed rounds (``client_cpu_ms_per_command``: this process and
 the client processes it starts, the lab's and the tap's set apart, :mod:`mgmtbench.testing.clientcpu`)
 is recorded wherever the devices run outside this process.
+
+The lab's devices are cisco_ios unless ``--platforms`` names others (then the platform is an axis
+of the matrix, after the profile: ``[local-arista_eos-5cmd-httpx-eapi-batch]``). A mode the
+device's platform does not serve (``eapi-batch`` needs Arista EOS's eAPI, ``nxapi-batch`` NX-OS's
+NX-API) is skipped before anything is timed, with the adapter's reason
+(:meth:`~mgmtbench.clients.base._Common.check_mode`).
 """
 
 from __future__ import annotations
@@ -70,6 +76,12 @@ _MODELLED = {Transport.NETCONF: (netconf_unsupported, netconf_output_check),
 _DEVICE_EVIDENCE = {Transport.HTTP3: http3_evidence}
 
 
+@pytest.fixture
+def platform() -> str:
+    """The lab devices' platform when ``--platforms`` adds no axis (the default)."""
+    return PLATFORM
+
+
 def round_count(one_round: float) -> int:
     """Timed rounds for a benchmark whose warm-up round took ``one_round`` seconds."""
     if one_round > SLOW_ROUND * TARGET_SECONDS / 1.5:
@@ -78,20 +90,21 @@ def round_count(one_round: float) -> int:
 
 
 @pytest.mark.inventory
-def test_transport_mode(benchmark: BenchmarkFixture, site_for: Callable[[str], Site],
-                        client: str, mode: str, payload: str, profile: str,
+def test_transport_mode(benchmark: BenchmarkFixture, site_for: Callable[..., Site],
+                        client: str, mode: str, payload: str, profile: str, platform: str,
                         commands: int) -> None:
     cls = adapter(client)
     hint = cls.missing()
     if hint:
         pytest.skip(hint)
-    site = site_for(profile)  # the lab of that profile, or the --inventory host of that name
+    site = site_for(profile, platform)  # the lab of that profile, or the --inventory host
     reason = site.unsupported(cls.service(mode))  # e.g. no HTTPS on the sshd device runtime
     if reason:
         pytest.skip(reason)
-    target = site.targets(1, PLATFORM)[0]
+    target = site.targets(1, platform)[0]
     try:  # e.g. the OpenSSH client with an inventory host that has a password and no key file
         cls.check(target)
+        cls.check_mode(target, mode)  # e.g. eapi-batch on a device without Arista's eAPI
     except UsageError as exc:
         pytest.skip(str(exc))
     cmds = show_commands(target.platform, commands)
@@ -128,7 +141,8 @@ def test_transport_mode(benchmark: BenchmarkFixture, site_for: Callable[[str], S
             one_round()  # warm-up, and the first check of the answer
             rounds = round_count(time.perf_counter() - start)
             sessions = counter.connections - opened if counter else commands
-        benchmark.group = f"{profile}, {commands} commands"
+        benchmark.group = (f"{profile}, {commands} commands" if platform == PLATFORM
+                           else f"{profile}, {platform}, {commands} commands")
         # Only emulated devices serve their counts (/mgmtbench/http3): a real one is taken at
         # its client's word (aioquic-h3 still fails a 0rtt round whose early data was refused).
         emulated = site.record_info().get("target") == "lab"
@@ -165,7 +179,8 @@ def test_transport_mode(benchmark: BenchmarkFixture, site_for: Callable[[str], S
         assert problem is None, problem
 
     data = list(benchmark.stats.stats.data) if benchmark.stats else []
-    record(benchmark, "transport", lab=None, library=cls, **site.record_info(),
+    record(benchmark, "transport", lab=None, library=cls,
+           **({"platform": target.platform} | site.record_info()),
            client=client, mode=mode, profile=site.name, commands=commands,
            transport=str(cls.transport), payload=payload,
            **(timing_info(data, site.rtt_ms()) if data else {}),

@@ -37,10 +37,11 @@ from mgmtbench.clients.fleet import FLEET_RUNNERS, fleet_runner
 from mgmtbench.clients.fleet.adapted import AdaptedFleet
 from mgmtbench.clients.restconf import requests
 from mgmtbench.emulator import EmulatorThread
-from mgmtbench.emulator.oracle import expected_output, stable_output
+from mgmtbench.emulator.oracle import expected_output, show_commands, stable_output
 from mgmtbench.emulator.ssh.server import SshCounts
-from mgmtbench.errors import ClientError
-from mgmtbench.targets import Target
+from mgmtbench.errors import ClientError, UsageError
+from mgmtbench.targets import Login, Target
+from mgmtbench.testing.fixtures import emulator_target
 from mgmtbench.testing.options import modes as selected_modes
 
 COMMANDS = ["show version", "show clock", "show ip interface brief", "show inventory",
@@ -76,6 +77,8 @@ HTTPS_CONNECTIONS_PER_ITERATION = {
     "conn-per-iteration": 1,
     "batch-post-fresh": 1,
     "multi-cmd-fresh": 1,
+    "eapi-batch": 0,  # one eAPI runCmds POST on the warm connection (arista_eos only)
+    "nxapi-batch": 0,  # one NX-API JSON-RPC POST on the warm connection (cisco_nxos only)
 }
 
 
@@ -138,14 +141,14 @@ def test_every_mode_has_an_expectation() -> None:
 
 
 def iterations(client: Client | AsyncClient, before: Callable[[], None],
-               after: Callable[[], None]) -> list[str]:
-    """setup; ``before()``; ROUNDS runs; ``after()``; teardown."""
+               after: Callable[[], None], commands: list[str] = COMMANDS) -> list[str]:
+    """setup; ``before()``; ROUNDS runs (of ``commands``); ``after()``; teardown."""
     if isinstance(client, AsyncClient):
         async def go() -> list[str]:
             await client.setup()
             try:
                 before()
-                outputs = [await client.run(COMMANDS) for _ in range(ROUNDS)]
+                outputs = [await client.run(commands) for _ in range(ROUNDS)]
                 after()
                 return outputs
             finally:
@@ -155,7 +158,7 @@ def iterations(client: Client | AsyncClient, before: Callable[[], None],
     client.setup()
     try:
         before()
-        outputs = [client.run(COMMANDS) for _ in range(ROUNDS)]
+        outputs = [client.run(commands) for _ in range(ROUNDS)]
         after()
         return outputs
     finally:
@@ -469,3 +472,96 @@ def test_http3_mode_opens_what_its_name_says(name: str, mode: str, ios_target: T
                           for f in ("connections", "resumed", "early_data_accepted", "requests"))
     assert per_iteration == HTTP3_PER_ITERATION[mode]
     assert end["early_data_refused"] == start["early_data_refused"]
+
+
+# --- the platform APIs' batches: eapi-batch (Arista eAPI), nxapi-batch (Cisco NX-API) -----------
+
+#: Each platform-API mode and the platform that serves its API.
+API_PLATFORMS = {"eapi-batch": "arista_eos", "nxapi-batch": "cisco_nxos"}
+
+
+def _api_device(platform: str, emulator_for: Callable[[str], EmulatorThread],
+                login: Login) -> tuple[Target, str]:
+    """The session's device of ``platform`` as a target, and what its CLI prints for its
+    everyday show commands (the transcripts, concatenated)."""
+    emu = emulator_for(platform)
+    device = emu.endpoints[0].device
+    want = expected_output(platform, device.hostname, device.facts.mgmt_ip,
+                           show_commands(platform, N))
+    return emulator_target(emu, login), want
+
+
+@pytest.mark.parametrize("mode", list(API_PLATFORMS))
+def test_platform_api_batch_returns_the_clis_text_in_one_request(
+        mode: str, emulator_for: Callable[[str], EmulatorThread], login: Login) -> None:
+    """ONE request per iteration on the connection of ``setup``, answering what the CLI prints
+    (the same text as the HTTPS API's ``batch-post`` on the same device)."""
+    platform = API_PLATFORMS[mode]
+    target, want = _api_device(platform, emulator_for, login)
+    proxy = CountingProxy(target.host, target.https_port).start()
+    try:
+        seen: list[int] = []
+        outputs = iterations(adapter("httpx")(replace(target, https_port=proxy.port), mode),
+                             lambda: seen.append(proxy.accepted),
+                             lambda: seen.append(proxy.accepted),
+                             commands=show_commands(platform, N))
+    finally:
+        proxy.close()
+    assert [stable_output(platform, o) for o in outputs] == [stable_output(platform, want)] * ROUNDS
+    start, end = seen
+    assert (end - start) / ROUNDS == HTTPS_CONNECTIONS_PER_ITERATION[mode]
+    cli = iterations(adapter("httpx")(target, "batch-post"), lambda: None, lambda: None,
+                     commands=show_commands(platform, N))
+    assert stable_output(platform, cli[0]) == stable_output(platform, outputs[0])
+
+
+@pytest.mark.parametrize("mode", list(API_PLATFORMS))
+def test_platform_api_batch_error_is_a_client_error(
+        mode: str, emulator_for: Callable[[str], EmulatorThread], login: Login) -> None:
+    """A command the device refuses comes back as a JSON-RPC error: a ClientError with its
+    message, on one line."""
+    target, _ = _api_device(API_PLATFORMS[mode], emulator_for, login)
+    client = adapter("httpx")(target, mode)
+    assert isinstance(client, Client)
+    client.setup()
+    try:
+        with pytest.raises(ClientError) as raised:
+            client.run(["show clock", "show no-such-thing"])
+    finally:
+        client.teardown()
+    message = str(raised.value)
+    assert "\n" not in message
+    if mode == "eapi-batch":  # eAPI's own words: which command of how many failed
+        assert "eAPI error 1002" in message
+        assert "CLI command 2 of 2 'show no-such-thing' failed: invalid command" in message
+    else:  # NX-API's Invalid params, with the CLI's error line
+        assert "NX-API error -32602: Invalid params: " in message
+        assert "% Invalid command at '^' marker." in message
+
+
+@pytest.mark.parametrize("mode", list(API_PLATFORMS))
+@pytest.mark.parametrize("platform", ["cisco_ios", "cisco_asa", "juniper_junos", "arista_eos",
+                                      "cisco_nxos"])
+def test_platform_api_batch_is_refused_without_the_api(mode: str, platform: str,
+                                                       ios_target: Target) -> None:
+    """Refused when the client is made (before anything is timed), in one sentence naming the
+    API and the platform that serves it; the pairs of a platform leave it out."""
+    target = replace(ios_target, platform=platform)
+    if platform == API_PLATFORMS[mode]:
+        adapter("httpx").check_mode(target, mode)  # served: nothing to refuse
+        assert ("httpx", mode) in pairs(platform=platform)
+        return
+    with pytest.raises(UsageError, match=f"client httpx: mode {mode} speaks .*, which platform "
+                                         f"{platform} does not serve \\(it runs on "
+                                         f"{API_PLATFORMS[mode]}\\)"):
+        adapter("httpx")(target, mode)
+    assert ("httpx", mode) not in pairs(platform=platform)
+    assert ("httpx", mode) in pairs(platform=None)
+
+
+def test_platform_api_modes_are_not_in_the_default_matrix() -> None:
+    """``--modes study`` (the default run) leaves them out; ``all`` and their names pick them."""
+    assert not set(API_PLATFORMS) & selected_modes(_Config("study"))  # type: ignore[arg-type]
+    assert set(API_PLATFORMS) <= selected_modes(_Config("all"))  # type: ignore[arg-type]
+    assert selected_modes(_Config("batch-post,eapi-batch")) == {  # type: ignore[arg-type]
+        "batch-post", "eapi-batch"}

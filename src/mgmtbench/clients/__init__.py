@@ -21,6 +21,7 @@ from mgmtbench.clients.base import (
     ClientError,
     Target,
     Transport,
+    unserved,
 )
 from mgmtbench.clients.registry import ClientSpec, adapter_class, clients
 
@@ -35,9 +36,12 @@ def adapter(name: str) -> type[Client] | type[AsyncClient]:
     return adapter_class(name)
 
 
-def pairs(same_process: bool = False) -> list[tuple[str, str]]:
+def pairs(same_process: bool = False, platform: str | None = "cisco_ios") -> list[tuple[str, str]]:
     """Every (client, mode) pair an adapter supports, in a stable order; with ``same_process``
     only the clients that can talk to a server running in this process (not those whose calls
-    hold the GIL while they wait: ``blocks_other_threads``)."""
+    hold the GIL while they wait: ``blocks_other_threads``). Only the modes a device of
+    ``platform`` serves (default: the default device's, cisco_ios; the platform-API modes
+    need their platform, :func:`~mgmtbench.clients.base.unserved`); None: every mode."""
     return [(name, mode) for name in ADAPTERS for mode in adapter(name).modes
-            if not (same_process and adapter(name).blocks_other_threads)]
+            if not (same_process and adapter(name).blocks_other_threads)
+            and (platform is None or unserved(mode, platform) is None)]

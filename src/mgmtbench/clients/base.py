@@ -58,6 +58,7 @@ __all__ = [
     "KEPT_VARIANTS",
     "NETCONF_MODES",
     "PAYLOADS",
+    "PLATFORM_API_MODES",
     "PTY_MODES",
     "RESTCONF_MODES",
     "REUSING_MODES",
@@ -75,6 +76,7 @@ __all__ = [
     "check_algorithm_names",
     "password_or_key_only",
     "require_credentials",
+    "unserved",
 ]
 
 
@@ -94,7 +96,15 @@ class Transport(StrEnum):
 SSH_MODES = ("fresh-conn", "reuse-conn", "batch-exec", "pty-fresh", "pty-reuse", "pipelined",
              "pty-kept")
 HTTPS_MODES = ("fresh-conn", "keep-alive", "batch-post", "multi-cmd", "tls-resume", "h2-multiplex",
-               "conn-per-iteration", "batch-post-fresh", "multi-cmd-fresh")
+               "conn-per-iteration", "batch-post-fresh", "multi-cmd-fresh", "eapi-batch",
+               "nxapi-batch")
+#: Our HTTPS modes that speak a platform's own HTTP API instead of the HTTPS management API, and
+#: the API each needs (a name in the platform's ``apis``, :mod:`mgmtbench.emulator.platformapi`):
+#: every command in ONE JSON-RPC request on a connection kept from ``setup`` (Arista eAPI's
+#: ``runCmds``, format text; NX-API's list of ``cli_ascii`` calls). A target whose platform does
+#: not serve the API is refused (:meth:`_Common.check_mode`). Not in ``--modes study``: picked by
+#: ``all`` or by name, and run on a lab of ``--platforms arista_eos,cisco_nxos``.
+PLATFORM_API_MODES: dict[str, str] = {"eapi-batch": "eapi", "nxapi-batch": "nxapi"}
 #: NETCONF's modes, as the study (clibench v0.8) names them: a new SSH connection and NETCONF
 #: session per iteration; a kept session, one RPC per command; every command's RPC sent before
 #: any reply is read, on a kept session; one edit-config, then a commit, on a kept session.
@@ -150,7 +160,8 @@ KEPT_SHELL = "pty-kept"
 REUSING_MODES = frozenset({"reuse-conn", "pty-reuse", "pty-kept", "keep-alive", "batch-post",
                            "multi-cmd", "pipelined", "h2-multiplex", "reuse-session",
                            "batch-rpc", "edit-commit", "batch-patch", "json-vs-xml",
-                           "reuse-stream", "batch-set", "subscribe-once", "batch-get"})
+                           "reuse-stream", "batch-set", "subscribe-once", "batch-get",
+                           *PLATFORM_API_MODES})
 
 
 class _Common:
@@ -191,6 +202,7 @@ class _Common:
         if payload not in self.payloads:
             raise ValueError(f"{self.name} does not carry payload {payload!r}")
         self.check(target)
+        self.check_mode(target, mode)
         self.target = target
         self.mode = mode
         self.payload = payload
@@ -219,6 +231,14 @@ class _Common:
         if not target.algorithms.is_default():
             raise UsageError(f"client {cls.name} cannot choose SSH algorithms: leave the "
                              "target's algorithms empty")
+
+    @classmethod
+    def check_mode(cls, target: Target, mode: str) -> None:
+        """:class:`UsageError` if the target's platform does not serve ``mode`` (the modes of
+        :data:`PLATFORM_API_MODES` need their API); one sentence, a benchmark's skip reason."""
+        reason = unserved(mode, target.platform)
+        if reason is not None:
+            raise UsageError(f"client {cls.name}: {reason}")
 
     def count_round_trips(self, counter: RoundTripCounter) -> None:
         """Count the application round trips of every connection this adapter opens from now on
@@ -265,6 +285,24 @@ def module_versions(needs: tuple[str, ...]) -> dict[str, str]:
         except PackageNotFoundError:
             continue
     return out
+
+
+#: The platform APIs' names, as messages give them.
+_API_NAMES = {"eapi": "Arista eAPI", "nxapi": "Cisco NX-API"}
+
+
+def unserved(mode: str, platform: str) -> str | None:
+    """Why a device of ``platform`` cannot serve ``mode`` (a platform API it lacks), else None."""
+    api = PLATFORM_API_MODES.get(mode)
+    if api is None:
+        return None
+    from mgmtbench.emulator.device.transcripts import available_platforms, load_platform
+
+    if api in load_platform(platform).style.apis:
+        return None
+    serving = [name for name in available_platforms() if api in load_platform(name).style.apis]
+    return (f"mode {mode} speaks {_API_NAMES.get(api, api)}, which platform {platform} does not "
+            f"serve (it runs on {', '.join(serving) or 'no bundled platform'})")
 
 
 class Client(_Common, ABC):

@@ -12,7 +12,9 @@
   ``targets_for(profile, count=None)``: client targets for a lab's devices;
   ``fleet_lab_for(profile)``: a lab with as many devices as the largest ``--concurrency``.
   ``site_for(profile)`` / ``fleet_site_for(profile)``: where a benchmark marked ``inventory``
-  runs (:mod:`mgmtbench.testing.sites`): that lab, or the ``--inventory`` hosts.
+  runs (:mod:`mgmtbench.testing.sites`): that lab, or the ``--inventory`` hosts;
+  ``lab_for(profile, platform=...)`` / ``site_for(profile, platform)``: a lab whose devices are
+  of that platform (default cisco_ios; the inventory's hosts keep their own).
   ``--link-backend``, ``--device-runtime``, ``--device-image`` and ``--emulator-processes`` shape
   every lab. Without root or CAP_NET_ADMIN the ``local`` profile runs on loopback and other
   profiles are skipped, saying why.
@@ -163,16 +165,20 @@ def lab_for(request: pytest.FixtureRequest, client_keys: ClientKeys) -> Iterator
     """``lab_for("regional")``: the session's lab for that profile, made on first use;
     ``lab_for("regional", devices=200)``: a fleet lab (one lab per profile and size);
     ``lab_for("regional", authorized_keys=path)``: one whose devices accept the public keys in
-    that file instead of ``client_keys`` (a lab per file too)."""
-    labs: dict[tuple[str, int, Path | None], LabLike] = {}
+    that file instead of ``client_keys`` (a lab per file too); ``lab_for("local",
+    platform="arista_eos")``: devices of that platform, with its default hostname (a lab per
+    platform)."""
+    labs: dict[tuple[str, int, Path | None, str], LabLike] = {}
     config = request.config
 
-    def get(profile_name: str, devices: int = 1, authorized_keys: Path | None = None) -> LabLike:
-        key = (profile_name, devices, authorized_keys)
+    def get(profile_name: str, devices: int = 1, authorized_keys: Path | None = None,
+            platform: str = "cisco_ios") -> LabLike:
+        key = (profile_name, devices, authorized_keys, platform)
         if key not in labs:
             try:
                 labs[key] = open_lab(
-                    resolve(profile_name), devices=devices,
+                    resolve(profile_name), devices=devices, platform=platform,
+                    hostname=hostname_for(platform),
                     credentials=credentials(authorized_keys or client_keys.authorized_keys),
                     backend=str(config.getoption("--link-backend")),
                     runtime=str(config.getoption("--device-runtime")),
@@ -218,18 +224,20 @@ def targets_for(lab_for: Callable[..., LabLike], login: Login) -> Callable[..., 
 
 @pytest.fixture(scope="session")
 def site_for(request: pytest.FixtureRequest, lab_for: Callable[..., LabLike],
-             login: Login) -> Callable[[str], Site]:
-    """``site_for(profile)``: where a benchmark marked ``inventory`` runs: the session's lab for
-    that profile, or with ``--inventory`` the inventory host ``inventory:<name>`` (the matrix
-    puts the hosts in place of profiles), measured once per session."""
+             login: Login) -> Callable[..., Site]:
+    """``site_for(profile, platform="cisco_ios")``: where a benchmark marked ``inventory`` runs:
+    the session's lab for that profile (its devices of ``platform``), or with ``--inventory`` the
+    inventory host ``inventory:<name>`` (the matrix puts the hosts in place of profiles; it keeps
+    its own platform), measured once per session."""
     found = inventory(request.config)
     if found is None:
-        return lambda profile: LabSite(lab_for(profile), login)
+        return lambda profile, platform="cisco_ios": LabSite(
+            lab_for(profile, platform=platform), login)
     options = inventory_options(request.config)
     pacer = _pacer(request.config, options)
     sites: dict[str, InventorySite] = {}
 
-    def get(profile: str) -> InventorySite:
+    def get(profile: str, platform: str = "cisco_ios") -> InventorySite:
         name = profile.removeprefix("inventory:")
         if name not in sites:
             sites[name] = InventorySite(found, (found.host(name),), options, pacer)

@@ -9,8 +9,16 @@ fleet runner (``--clients``) x ``--concurrency`` x ``--fleet-profiles``. Test id
 ``--modes`` chooses the modes of the (client, mode) pairs: ``study`` (the default) is the study's
 modes and our ``pipelined``, ``tls-resume`` and ``h2-multiplex``, which is what fits the default
 bench in 15 minutes on 2 cores; ``all`` adds the variants that keep a shell or make a connection
-per iteration (``pty-kept``, ``conn-per-iteration``, ``batch-post-fresh``, ``multi-cmd-fresh``);
-or a comma-separated list of mode names.
+per iteration (``pty-kept``, ``conn-per-iteration``, ``batch-post-fresh``, ``multi-cmd-fresh``)
+and the platform-API modes (``eapi-batch``, ``nxapi-batch``); or a comma-separated list of mode
+names.
+
+``--platforms`` chooses the lab devices' platform for a test that asks for ``platform`` (the
+transport benchmark): the default, ``cisco_ios``, adds no axis (ids and results as before);
+anything else parametrises over the named platforms, after the profile
+(``[local-arista_eos-5cmd-httpx-eapi-batch]``). A mode the platform does not serve is skipped by
+the benchmark with the adapter's reason. With ``--inventory`` each host has its own platform and
+``--platforms`` is refused.
 
 ``--inventory FILE`` (with ``--limit``, ``--allow-config``, ``--inventory-rate``, ...) points the
 benchmarks marked ``inventory`` at an inventory's hosts (:mod:`mgmtbench.testing.sites`): their
@@ -42,6 +50,7 @@ DEFAULT_COMMANDS = "5"
 DEFAULT_CONCURRENCY = "1,10,50,100,200"
 DEFAULT_FLEET_PROFILES = "local,regional"
 DEFAULT_MODES = "study"
+DEFAULT_PLATFORM = "cisco_ios"
 DEFAULT_MATRIX_CLIENTS = "openssh,asyncssh,paramiko"
 DEFAULT_MATRIX_PROFILES = "local,intercontinental"
 DEFAULT_THROUGHPUT_LINKS = "local,1000mbit"
@@ -87,7 +96,12 @@ def add_options(parser: pytest.Parser) -> None:
                     help="modes of the client x mode matrix: study (the study's modes and "
                          "pipelined, tls-resume, h2-multiplex, gNMI's fresh-get-per-cmd and "
                          "batch-get; default), all (also pty-kept, conn-per-iteration, "
-                         "batch-post-fresh, multi-cmd-fresh) or comma-separated mode names")
+                         "batch-post-fresh, multi-cmd-fresh, and eapi-batch, nxapi-batch where "
+                         "--platforms serves them) or comma-separated mode names")
+    group.addoption("--platforms", default=DEFAULT_PLATFORM,
+                    help="transport benchmark: comma-separated platforms of the lab's devices "
+                         f"(default: {DEFAULT_PLATFORM}, no platform axis); e.g. "
+                         "arista_eos,cisco_nxos for the eapi-batch and nxapi-batch modes")
     group.addoption("--payloads", default="cli,yang",
                     help="what NETCONF RPCs, RESTCONF requests and gNMI paths carry: cli (the "
                          "study's CLI envelope and /cli paths), yang (modelled data), or both "
@@ -344,6 +358,7 @@ def modes(config: pytest.Config) -> frozenset[str]:
         HTTPS_MODES,
         KEPT_VARIANTS,
         NETCONF_MODES,
+        PLATFORM_API_MODES,
         RESTCONF_MODES,
         SSH_MODES,
     )
@@ -354,7 +369,7 @@ def modes(config: pytest.Config) -> frozenset[str]:
     if wanted == ["all"]:
         return every
     if wanted == ["study"]:
-        return every - KEPT_VARIANTS
+        return every - KEPT_VARIANTS - set(PLATFORM_API_MODES)
     unknown = set(wanted) - every
     if unknown or not wanted:
         known = ", ".join(dict.fromkeys((*SSH_MODES, *HTTPS_MODES, *NETCONF_MODES,
@@ -362,6 +377,20 @@ def modes(config: pytest.Config) -> frozenset[str]:
         raise pytest.UsageError(f"--modes: unknown modes {sorted(unknown)}: choose study, all "
                                 f"or names from {known}")
     return frozenset(wanted)
+
+
+def platforms(config: pytest.Config) -> list[str]:
+    """The platforms ``--platforms`` selects, each checked (a bundled platform folder)."""
+    from mgmtbench.emulator.device.transcripts import available_platforms
+
+    wanted, known = split(config.getoption("--platforms")), available_platforms()
+    unknown = [p for p in wanted if p not in known]
+    if unknown or not wanted:
+        raise pytest.UsageError(f"--platforms: unknown platforms {unknown}: choose from "
+                                f"{', '.join(known)}")
+    if wanted != [DEFAULT_PLATFORM] and inventory(config) is not None:
+        raise pytest.UsageError("--platforms: with --inventory each host has its own platform")
+    return list(dict.fromkeys(wanted))
 
 
 def payloads(config: pytest.Config) -> tuple[str, ...]:
@@ -406,6 +435,7 @@ def check(config: pytest.Config) -> None:
     counts(config, "--concurrency")
     modes(config)
     payloads(config)
+    platforms(config)
     throughput_matrix(config)
     inventory_options(config)
     inventory(config)
@@ -449,6 +479,10 @@ def generate_matrix(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("profile", [f"inventory:{h}" for h in hosts], ids=hosts)
     else:
         metafunc.parametrize("profile", profiles(config))
+        chosen_platforms = platforms(config)
+        if ("platform" in wants and chosen_platforms != [DEFAULT_PLATFORM]
+                and "platform" not in _parametrised_by_test(metafunc)):
+            metafunc.parametrize("platform", chosen_platforms)  # else the fixture's default
     if "client" not in wants:
         return
     from mgmtbench.clients import ADAPTERS, adapter

@@ -107,8 +107,12 @@ def _mode_table(reporter: Any, benchmarks: list[Any]) -> None:
             counted = "/".join("-" if extra.get(key) is None else f"{extra[key]:.1f}"
                                for key in ("wire_rtts_per_iteration", "app_rtts_per_iteration"))
             payload = extra.get("payload", "cli")
+            # A lab of another platform than the default (--platforms): named beside the mode.
+            platform = extra.get("platform", "cisco_ios")
+            on = "" if platform == "cisco_ios" or extra.get("target") == "inventory" else (
+                f" ({platform})")
             table.add_row(extra["client"] + ("" if payload == "cli" else f" ({payload})"),
-                          extra["mode"], f"{bench.stats.mean * 1000:.1f}",
+                          extra["mode"] + on, f"{bench.stats.mean * 1000:.1f}",
                           f"{extra.get('p95_ms', float('nan')):.1f}",
                           "-" if rtts is None else f"{rtts:.1f}", counted,
                           "-" if extra.get("packets_per_iteration") is None

@@ -3,8 +3,8 @@
 Two adapters:
 
 - ``httpx`` (:class:`httpx.Client`): ``fresh-conn``, ``keep-alive``, ``batch-post``, ``multi-cmd``,
-  ``tls-resume``, ``conn-per-iteration``, ``batch-post-fresh`` and ``multi-cmd-fresh``, all over
-  HTTP/1.1.
+  ``tls-resume``, ``conn-per-iteration``, ``batch-post-fresh``, ``multi-cmd-fresh``, and on the
+  platforms that serve them ``eapi-batch`` and ``nxapi-batch``, all over HTTP/1.1.
 - ``httpx-async`` (:class:`httpx.AsyncClient`): ``fresh-conn``, ``keep-alive``,
   ``conn-per-iteration`` (HTTP/1.1) and ``h2-multiplex`` (HTTP/2).
 
@@ -28,6 +28,17 @@ What one iteration (``run``) does in each mode (the first four as in the publish
 - ``batch-post-fresh`` / ``multi-cmd-fresh`` (ours): a new client per iteration and ONE request,
   as ``batch-post`` / ``multi-cmd``: what the single request saves against
   ``conn-per-iteration``.
+- ``eapi-batch`` (ours; Arista EOS): on a kept connection, ONE eAPI request: ``POST
+  /command-api``, JSON-RPC 2.0 ``runCmds`` with ``{"version": 1, "cmds": [...], "format":
+  "text"}``; the outputs are the results' ``output`` texts, concatenated.
+- ``nxapi-batch`` (ours; Cisco NX-OS): on a kept connection, ONE NX-API request: ``POST /ins``
+  (``application/json-rpc``) of a list of JSON-RPC ``cli_ascii`` calls, one per command; the
+  outputs are the replies' ``msg`` texts, concatenated.
+
+  Both open their kept connection with that API (an untimed ``show clock`` through it), and a
+  JSON-RPC error answer (a command the device refused) is a :class:`ClientError` with its
+  message. A target whose platform does not serve the API is refused when the client is made
+  (:meth:`~mgmtbench.clients.base._Common.check_mode`).
 - ``h2-multiplex`` (async, ours): an HTTP/2 client whose one connection is made in ``setup``
   (untimed ``GET``); per iteration every command's ``GET`` is sent concurrently
   (``asyncio.gather``) as streams of that one connection.
@@ -75,8 +86,10 @@ every mode (``http2=True``; the sync client then needs ``h2`` too). Measured not
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import ssl
+from collections.abc import Callable
 from typing import Any, ClassVar
 from urllib.parse import quote_plus
 
@@ -208,8 +221,76 @@ class _Https:
 
 #: The modes whose iteration makes a new client (TCP + TLS) for its requests.
 _FRESH_PER_ITERATION = frozenset({"conn-per-iteration", "batch-post-fresh", "multi-cmd-fresh"})
+#: The platform APIs' batch modes: (the path, the request's content type, its body for the
+#: commands, the outputs of its decoded answer).
+_ApiBatch = tuple[str, str, Callable[[list[str]], object], Callable[[Any], str]]
+
+
+def _eapi_body(commands: list[str]) -> object:
+    return {"jsonrpc": "2.0", "method": "runCmds", "id": 1,
+            "params": {"version": 1, "cmds": commands, "format": "text"}}
+
+
+def _eapi_outputs(answer: Any) -> str:
+    return "".join(str(item["output"]) for item in _rpc_result(answer, "eAPI"))
+
+
+def _nxapi_body(commands: list[str]) -> object:
+    return [{"jsonrpc": "2.0", "method": "cli_ascii", "params": {"cmd": command, "version": 1},
+             "id": index} for index, command in enumerate(commands, 1)]
+
+
+def _nxapi_outputs(answer: Any) -> str:
+    replies = answer if isinstance(answer, list) else [answer]
+    return "".join(str(_rpc_result(reply, "NX-API")["msg"]) for reply in replies)
+
+
+def _rpc_result(reply: Any, api: str) -> Any:
+    """A JSON-RPC reply's result; its error as a :class:`ClientError` with the error's message
+    (and NX-API's ``data.msg``, the CLI's own words) on one line."""
+    if not isinstance(reply, dict) or ("result" not in reply and "error" not in reply):
+        raise ClientError(f"httpx: {api}: not a JSON-RPC reply: {str(reply)[:200]}")
+    if "error" not in reply:
+        return reply["result"]
+    error = reply["error"] if isinstance(reply["error"], dict) else {"message": reply["error"]}
+    data = error.get("data")
+    words = [str(error.get("message", "")), *([str(data["msg"])] if isinstance(data, dict)
+                                              and data.get("msg") else [])]
+    raise ClientError(f"httpx: {api} error {error.get('code')}: "
+                      + ": ".join(" ".join(w.split()) for w in words if w.strip()))
+
+
+API_BATCHES: dict[str, _ApiBatch] = {
+    "eapi-batch": ("/command-api", "application/json", _eapi_body, _eapi_outputs),
+    "nxapi-batch": ("/ins", "application/json-rpc", _nxapi_body, _nxapi_outputs),
+}
+
+
+def api_post(client: httpx.Client, mode: str, commands: list[str]) -> httpx.Response:
+    """``eapi-batch`` / ``nxapi-batch``: every command in one JSON-RPC request to the platform's
+    API."""
+    path, content_type, body, _ = API_BATCHES[mode]
+    return client.post(path, content=json.dumps(body(commands)).encode(),
+                       headers={"Content-Type": content_type})
+
+
+def api_outputs(mode: str, response: httpx.Response) -> str:
+    """The texts of an :func:`api_post` answer, concatenated; :class:`ClientError` for an error
+    answer."""
+    outputs = API_BATCHES[mode][3]
+    try:
+        answer = json.loads(body_of(response))
+    except json.JSONDecodeError as exc:
+        raise ClientError(f"httpx: {mode}: the answer is not JSON ({exc})") from None
+    try:
+        return outputs(answer)
+    except (KeyError, TypeError) as exc:
+        raise ClientError(f"httpx: {mode}: unexpected answer ({exc!r}): "
+                          f"{response.text[:200]}") from None
+
+
 #: The modes whose requests go out on a connection kept from ``setup``.
-_KEPT = frozenset({"keep-alive", "batch-post", "multi-cmd"})
+_KEPT = frozenset({"keep-alive", "batch-post", "multi-cmd", *API_BATCHES})
 
 
 def _one_request(client: httpx.Client, mode: str, commands: list[str]) -> str:
@@ -224,7 +305,7 @@ class HttpxClient(_Https, TranslatedClient):
     name = "httpx"
     transport = Transport.HTTPS
     modes = ("fresh-conn", "keep-alive", "batch-post", "multi-cmd", "tls-resume",
-             "conn-per-iteration", "batch-post-fresh", "multi-cmd-fresh")
+             "conn-per-iteration", "batch-post-fresh", "multi-cmd-fresh", *API_BATCHES)
     extra = "httpx"
     needs = ("httpx",)
     all_knobs = KNOBS
@@ -263,14 +344,20 @@ class HttpxClient(_Https, TranslatedClient):
         self._context = _verify_context(self.target)
         if self.mode in _KEPT:
             self._client = self._new_client()
-            response = self._client.get(exec_path([WARMUP]))
-            body_of(response)
+            if self.mode in API_BATCHES:  # the kept connection opened through the API itself
+                response = api_post(self._client, self.mode, [WARMUP])
+                api_outputs(self.mode, response)
+            else:
+                response = self._client.get(exec_path([WARMUP]))
+                body_of(response)
             kept.hold(self._client, self.name, self.mode, response)
 
     def _run(self, commands: list[str]) -> str:
         mode = self.mode
         if mode == "keep-alive":
             return "".join(body_of(self._client.get(exec_path([c]))) for c in commands)
+        if mode in API_BATCHES:
+            return api_outputs(mode, api_post(self._client, mode, commands))
         if mode in _KEPT:  # batch-post, multi-cmd
             return _one_request(self._client, mode, commands)
         if mode in _FRESH_PER_ITERATION:
