@@ -91,34 +91,36 @@ def _json(value: object, status: int = 200) -> ApiAnswer:
 
 # --- running commands ---------------------------------------------------------------------------
 
-def _is_exec(session: CliSession, command: str) -> bool:
+def _exec_words(session: CliSession, command: str) -> tuple[str, ...] | None:
+    """The words of exec command ``command``, or None when it is no exec command (a
+    configuration line)."""
     try:
-        session.trees().priv.match(command)
+        return session.trees().priv.match(command).words
     except ParseError:
-        return False
-    return True
+        return None
 
 
-def _execute(session: CliSession, command: str) -> Reply:
+def _execute(session: CliSession, command: str, is_exec: bool) -> Reply:
     """Run ``command`` where it belongs: exec commands in exec mode, others in configuration
     mode (entered as needed)."""
     if session.mode is Mode.CONFIG:
         reply = session.execute(command)
-        if reply.ok or not _is_exec(session, command):
+        if reply.ok or not is_exec:
             return reply
         session.end_config()
         return session.execute(command)
-    if _is_exec(session, command):
+    if is_exec:
         return session.execute(command)
     session.execute("configure terminal")
     return session.execute(command)
 
 
 def _run(session: CliSession, command: str, structured: bool) -> _Result:
-    """Run one command, as text or (a show command, ``structured``) as its JSON."""
-    words = session.trees().priv.match(command).words if _is_exec(session, command) else ()
-    as_json = structured and "|" not in command and words[:1] == ("show",)
-    reply = _execute(session, command + " | json" if as_json else command)
+    """Run one command, as text or (a show command, ``structured``) as its JSON. The command is
+    matched once to tell exec from configuration, then run (which matches it again)."""
+    words = _exec_words(session, command)
+    as_json = structured and "|" not in command and (words or ())[:1] == ("show",)
+    reply = _execute(session, command + " | json" if as_json else command, words is not None)
     text = reply.text()
     if not reply.ok:
         unsupported = as_json and text == session.device.platform.style.unconverted
