@@ -30,24 +30,8 @@ from mgmtbench.emulator.device.config import (
     interface_name,
     interface_types,
 )
+from mgmtbench.emulator.device.ifconfig import IfConfig
 from mgmtbench.emulator.device.transcripts import CommandWords, Platform, default_root
-
-
-@dataclass(frozen=True)
-class IfConfig:
-    """What an interface's configuration says, as far as the show commands tell it."""
-
-    name: str
-    description: str | None = None
-    address: tuple[str, str] | None = None  # (address, mask)
-    secondaries: tuple[tuple[str, str], ...] = ()
-    shutdown: bool = False
-    nameif: str | None = None
-    mtu: int | None = None
-    standby: str | None = None
-    speed: str | None = None  # "10", "100", "1000" (Mb/s); None: auto
-    duplex: str | None = None  # "full", "half"; None: auto
-    bandwidth: int | None = None  # Kbit/s (`bandwidth`), None: the speed's
 
 
 def interfaces(config: RunningConfig) -> dict[str, IfConfig]:

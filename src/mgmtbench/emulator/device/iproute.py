@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mgmtbench.emulator.device.derived import IfConfig
+    from mgmtbench.emulator.device.ifconfig import IfConfig
 
 IPv4Net = ipaddress.IPv4Network
 IPv4Addr = ipaddress.IPv4Address

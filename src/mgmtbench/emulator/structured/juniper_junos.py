@@ -42,18 +42,29 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from lxml import etree
 
 from mgmtbench.emulator.device.device import Device
 from mgmtbench.emulator.structured import JsonObject, ShapeInput
 
-if TYPE_CHECKING:
-    from mgmtbench.emulator.cli.dialects.junos import Statement
+
+class Statement(Protocol):
+    """A configuration statement as the Junos dialect keeps it
+    (:class:`mgmtbench.emulator.cli.dialects.junos.Statement`): its words, and the statements
+    under it (None: a leaf). A protocol, so that the dialect may use this module."""
+
+    @property
+    def words(self) -> list[str]:
+        """The statement's words."""
+
+    @property
+    def children(self) -> Sequence[Statement] | None:
+        """The statements under it; None for a leaf."""
 
 #: The ``junos:`` attributes' namespace is ``JUNOS_NS.format(release=...)``.
 JUNOS_NS = "http://xml.juniper.net/junos/{release}/junos"
@@ -852,7 +863,7 @@ def _leaf_element(parent: etree._Element, words: list[str]) -> None:
             sub(element, word)
 
 
-def _fill(parent: etree._Element, statements: list[Statement], above: str) -> None:
+def _fill(parent: etree._Element, statements: Sequence[Statement], above: str) -> None:
     for statement in statements:
         if not statement.words:
             continue
@@ -863,7 +874,7 @@ def _fill(parent: etree._Element, statements: list[Statement], above: str) -> No
                   statement.words[0])
 
 
-def configuration(device: Device, statements: list[Statement], header: str) -> etree._Element:
+def configuration(device: Device, statements: Sequence[Statement], header: str) -> etree._Element:
     """``<configuration>`` of ``statements``; ``header`` is the brace form's first line
     (``## Last commit: 2026-11-20 09:12:44 UTC by admin``, or ``## Last changed: ...``)."""
     build = _Builder(device)
@@ -879,7 +890,7 @@ def configuration(device: Device, statements: list[Statement], header: str) -> e
     return root
 
 
-def configuration_xml(device: Device, statements: list[Statement], header: str) -> str:
+def configuration_xml(device: Device, statements: Sequence[Statement], header: str) -> str:
     """``show configuration | display xml``."""
     return _reply(device, [configuration(device, statements, header)])
 
@@ -905,7 +916,7 @@ def _config_value(element: etree._Element, junos: str) -> object:
     return out
 
 
-def configuration_json(device: Device, statements: list[Statement], header: str) -> str:
+def configuration_json(device: Device, statements: Sequence[Statement], header: str) -> str:
     """``show configuration | display json``: Junos's JSON of a configuration (an object per
     level, lists for list entries, attributes under ``"@"``)."""
     element = configuration(device, statements, header)

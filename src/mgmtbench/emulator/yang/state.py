@@ -20,8 +20,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from mgmtbench.emulator.device.derived import IfConfig, interfaces, prefix_length
+from mgmtbench.emulator.device.derived import interfaces, prefix_length
 from mgmtbench.emulator.device.device import Device
+from mgmtbench.emulator.device.ifconfig import IfConfig
 
 #: An IPv4 address with its prefix length.
 Address = tuple[str, int]

@@ -38,8 +38,9 @@ from mgmtbench.emulator.cli import filters
 from mgmtbench.emulator.cli.engine import Action, Dialect, Question, Reply, Session
 from mgmtbench.emulator.cli.grammar import Match, ParseError, ParseErrorKind
 from mgmtbench.emulator.device.clock import junos_time_text, uptime_text
-from mgmtbench.emulator.device.derived import VIEWS, IfConfig, ViewInput, select
+from mgmtbench.emulator.device.derived import VIEWS, ViewInput, select
 from mgmtbench.emulator.device.device import Device
+from mgmtbench.emulator.device.ifconfig import IfConfig
 from mgmtbench.emulator.device.transcripts import CommandWords
 from mgmtbench.emulator.structured import juniper_junos
 
