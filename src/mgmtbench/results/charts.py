@@ -13,6 +13,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.patches import Patch
 
+from mgmtbench.results.chart_style import line_style
 from mgmtbench.results.compare import by_commands, by_rtt
 
 TRANSPORT_COLOURS = {"ssh": "#1f77b4", "https": "#ff7f0e"}
@@ -61,9 +62,9 @@ def lines(table: pd.DataFrame, out: Path, name: str, title: str, xlabel: str,
     if table.shape[0] < 2:
         return None
     fig, ax = plt.subplots(figsize=(13, 6))
-    for column in table.columns:
+    for index, column in enumerate(table.columns):
         label = " ".join(map(str, column)) if isinstance(column, tuple) else str(column)
-        ax.plot(table.index, table[column], marker="o", label=label)
+        ax.plot(table.index, table[column], label=label, **line_style(index))
     ax.set_title(title)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)

@@ -2,7 +2,7 @@
 
 A report that fails half-way (a full disk, a bad run, Ctrl-C) leaves nothing behind: neither an
 empty or partial folder nor a damaged earlier report. The folder given may be new, empty, or hold
-an earlier report (``report.md`` and ``*.png`` only), which is replaced whole; a folder with
+an earlier report (``report.md``, ``report.html`` and ``*.png`` only), which is replaced whole; a folder with
 anything else in it is the user's and is refused, as is a file. Problems are one-line
 :class:`~mgmtbench.errors.UsageError`\\ s naming ``--out``.
 
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from mgmtbench.errors import UsageError
 
-REPORT_FILES = ("report.md",)
+REPORT_FILES = ("report.md", "report.html")
 REPORT_SUFFIXES = (".png",)
 
 

@@ -1,6 +1,10 @@
-"""``mgmtbench report``: a Markdown report with tables and PNG charts from saved runs.
+"""``mgmtbench report``: a Markdown report with tables and PNG charts from saved runs, and the same
+report as one self-contained HTML file (:mod:`mgmtbench.results.html`) next to it.
 
-The composer: the latest run's rows, split by ``experiment``, each experiment rendered by its
+The report opens with what the latest run found and the charts read first
+(:mod:`mgmtbench.results.overview`: findings in sentences, the run's warnings, heatmaps,
+speed-ups, time against RTT and commands), from its transport benchmarks. Then the composer:
+the latest run's rows, split by ``experiment``, each experiment rendered by its
 section module (``mgmtbench.results.sections``), in a stable order (transport, concurrency, then
 the others alphabetically); an experiment without a section module gets a generic table. Every
 run's rows are there too (``ReportContext.runs``) for sections that aggregate across runs. With
@@ -24,8 +28,11 @@ from mgmtbench.errors import ResultsError
 from mgmtbench.results import emulated_vs_real
 from mgmtbench.results.compare import cells, deltas
 from mgmtbench.results.emulated_vs_real import Pairing
+from mgmtbench.results.html import write_html
 from mgmtbench.results.load import load_run
 from mgmtbench.results.output import staged_folder
+from mgmtbench.results.overview import markdown as opening_lines
+from mgmtbench.results.overview import overview
 from mgmtbench.results.sections import SectionModule, discover
 from mgmtbench.results.sections.base import ReportContext, Section, generic, markdown_table
 
@@ -39,7 +46,9 @@ def write_report(paths: list[Path], out: Path, baseline: tuple[str, str] | None 
                  skip: Callable[[ResultsError], None] | None = None,
                  pairing: Pairing | None = None,
                  notice: Callable[[str], None] | None = None) -> Path:
-    """Write ``out/report.md`` (and its charts) for the runs in ``paths``; return its path.
+    """Write ``out/report.md`` (and its charts) for the runs in ``paths``, and ``out/report.html``,
+    the same report in one file; return the Markdown's path. It opens with what the latest
+    run's transport benchmarks found.
     Concurrency runs get curves and a projection to fleets of 100/1,000/10,000 devices with
     ``workers`` concurrent sessions running ``commands`` commands each; rankings show ``top``
     rows. A run that cannot be used raises :class:`ResultsError`, or with ``skip`` is passed to
@@ -64,6 +73,9 @@ def write_report(paths: list[Path], out: Path, baseline: tuple[str, str] | None 
                                 top=top, runs=frames[0] if len(frames) == 1
                                 else pd.concat(frames, ignore_index=True))
         lines = ["# mgmtbench report", "", f"Runs: {', '.join(p.name for p in used)}", ""]
+        opening = overview(frames[-1], stage)
+        if opening is not None:
+            lines += opening_lines(opening)
         for section in render_sections(frames[-1], context, modules):
             lines += section.lines
         assert context.runs is not None
@@ -74,7 +86,9 @@ def write_report(paths: list[Path], out: Path, baseline: tuple[str, str] | None 
             lines += [f"## {used[-1].name} against {used[-2].name}", "",
                       *_comparison(frames[-2], frames[-1], modules,
                                    paired=side_by_side is not None)]
-        (stage / "report.md").write_text("\n".join(lines))
+        text = "\n".join(lines)
+        (stage / "report.md").write_text(text)
+        write_html(text, stage)
     return out / "report.md"
 
 

@@ -3,18 +3,17 @@ client/mode's time, RTTs (time / measured RTT), wire RTTs (round trips counted o
 :mod:`mgmtbench.lab.wiretap`; ``-`` for runs that did not record them) and packets, and its
 speed-up; then the published study's tables (:mod:`mgmtbench.results.study`: the mode table beside
 the study's figures, PTY overhead, speed-up against ssh pty-fresh per profile, time against command
-count, 100 devices serially); bars per profile, time against commands and against RTT."""
+count, 100 devices serially); the fastest way per transport against commands and RTT. The
+heatmaps, speed-ups and per-mode time charts open the report (:mod:`mgmtbench.results.overview`).
+"""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pandas as pd
 
 from mgmtbench.errors import ResultsError
 from mgmtbench.lab.facts import LOOPBACK
 from mgmtbench.results import every_transport, study, tuning
-from mgmtbench.results.charts import bars_per_profile, time_vs_commands, time_vs_rtt
 from mgmtbench.results.compare import KEYS as COMPARED_BY
 from mgmtbench.results.compare import speedups
 from mgmtbench.results.published import Published, study_table
@@ -59,8 +58,10 @@ def render(frame: pd.DataFrame, context: ReportContext) -> Section:
         lines += _beside_study(frame, published)
     lines += _every_transport(frame)
     lines += tuning.render(frame)
-    charts = _charts(frame, context.out) + every_transport.charts(frame, context.out)
-    lines += ["## Charts", "", *[f"![{c.stem}]({c.name})" for c in charts], ""]
+    charts = every_transport.charts(frame, context.out)
+    lines += ["## Charts", "", "The heatmaps of every client and mode, the speed-ups against ssh "
+              "pty-fresh and time against RTT and commands per mode open the report.", "",
+              *[f"![{c.stem}]({c.name})" for c in charts], ""]
     return Section(lines, charts)
 
 
@@ -116,15 +117,3 @@ def _with_wire_rtts(table: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
     match = [*KEYS, "mean_ms"]
     counted = frame[[*match, *recorded]].drop_duplicates(subset=match)
     return table.merge(counted, on=match, how="left")
-
-
-def _charts(frame: pd.DataFrame, out: Path) -> list[Path]:
-    charts = bars_per_profile(frame, out, int(frame["commands"].mode()[0]))
-    more: list[Path | None] = []
-    for profile in frame["profile"].unique():
-        if frame[frame["profile"] == profile]["commands"].nunique() > 1:
-            more.append(time_vs_commands(frame, out, str(profile)))
-    for commands in frame["commands"].unique():
-        if frame[frame["commands"] == commands]["profile"].nunique() > 1:
-            more.append(time_vs_rtt(frame, out, int(commands)))
-    return charts + [c for c in more if c is not None]
