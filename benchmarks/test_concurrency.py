@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
+from mgmtbench import progress
 from mgmtbench.clients.fleet import PHASES, fleet_runner
 from mgmtbench.clients.fleet.worker import FleetWorker
 from mgmtbench.lab.usage import usage
@@ -79,7 +80,10 @@ def test_fleet(benchmark: BenchmarkFixture, fleet_site_for: Callable[[str], Site
         reports.clear()
         benchmark.group = f"fleet {profile}, concurrency {concurrency}"
         before = usage(pids)  # the emulator's CPU over all rounds, read outside the timed part
-        benchmark.pedantic(one_round, setup=before_round, rounds=rounds, iterations=1)
+        # Rounds done on the terminal (mgmtbench.progress): counted in pedantic's untimed setup.
+        with progress.rounds(f"fleet {client} c{concurrency} {profile}", rounds,
+                             sessions=concurrency, setup=before_round) as counted:
+            benchmark.pedantic(one_round, setup=counted, rounds=rounds, iterations=1)
         emulator = usage(pids) - before
         hello = worker.hello
     for report in reports:

@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
+from mgmtbench import progress
 from mgmtbench.clients.fleet import fleet_runner
 from mgmtbench.errors import ClusterError
 from mgmtbench.scaleout.cluster import Cluster
@@ -102,6 +103,11 @@ def _run(benchmark: BenchmarkFixture, cluster: Cluster, request: pytest.FixtureR
             fleet.arm(number)  # every shard waiting at the barrier: untimed
             return (number,), {}
 
-        benchmark.pedantic(lambda number: rounds.append(fleet.release(number)), setup=arm,
-                           rounds=int(request.config.getoption("--dask-rounds")), iterations=1)
+        count = int(request.config.getoption("--dask-rounds"))
+        # Rounds done on the terminal (mgmtbench.progress): counted in pedantic's untimed setup.
+        with progress.rounds(f"fleet on Dask, {len(specs)} shards", count,
+                             sessions=sum(s.devices or len(s.targets) for s in specs),
+                             setup=arm) as counted:
+            benchmark.pedantic(lambda number: rounds.append(fleet.release(number)),
+                               setup=counted, rounds=count, iterations=1)
     return fleet.prepared, rounds

@@ -3,11 +3,13 @@ and tools/compare_backends.py (the side-by-side checks). The VM itself runs in `
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import io
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -175,3 +177,33 @@ def test_compare_allows_a_mode_its_own_wire_tolerance() -> None:
     assert len(compare.check_rows(rows, timing=False)) == 1
     assert compare.check_rows(rows, timing=False, allow={"batch-exec": 1.0}) == []
     assert len(compare.check_rows(rows, timing=False, allow={"pty-fresh": 1.0})) == 1
+
+
+def test_the_guest_output_is_written_with_the_progress_lines_off() -> None:
+    """Each chunk of the guest's output is written inside ``around()`` (mgmtbench.progress's
+    board hidden meanwhile)."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"booted\n")
+    os.close(write_end)
+    sink, events = io.BytesIO(), []
+
+    @contextlib.contextmanager
+    def around() -> Iterator[None]:
+        events.append(("off", sink.getvalue()))
+        yield
+        events.append(("on", sink.getvalue()))
+
+    with os.fdopen(read_end, "rb") as source:
+        netem_vm.copy_stream(source, sink, around)
+    assert events == [("off", b""), ("on", b"booted\n")]
+
+
+def test_wait_gives_the_exit_code_or_none_after_the_timeout() -> None:
+    """The VM is waited for in steps, so the progress line's elapsed time moves meanwhile."""
+    with subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"]) as done:
+        assert netem_vm.wait(done, None, lambda: None) == 3
+    with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) as slow:
+        try:
+            assert netem_vm.wait(slow, 0.2, lambda: None) is None
+        finally:
+            slow.kill()

@@ -26,6 +26,7 @@ never a VM figure with a host figure.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import re
 import shlex
@@ -35,10 +36,14 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
+
+from mgmtbench import progress
 
 APT_PACKAGES = ("qemu-system-x86", "linux-image-amd64", "busybox-static", "iproute2")
 VIRTME_NG = "virtme-ng==1.42"
@@ -204,11 +209,29 @@ def guest_script(command: Sequence[str], cwd: Path, environ: Mapping[str, str],
     return "\n".join(lines) + "\n"
 
 
-def copy_stream(source: BinaryIO, sink: BinaryIO) -> None:
-    """Copy ``source`` to ``sink`` until end of file, flushing as it goes."""
+def copy_stream(source: BinaryIO, sink: BinaryIO,
+                around: Callable[[], AbstractContextManager[None]] = nullcontext) -> None:
+    """Copy ``source`` to ``sink`` until end of file, flushing as it goes; each write inside
+    ``around()`` (the progress lines off the terminal meanwhile)."""
     while chunk := os.read(source.fileno(), 65536):  # what is there, without waiting for more
-        sink.write(chunk)
-        sink.flush()
+        with around():
+            sink.write(chunk)
+            sink.flush()
+
+
+def wait(process: subprocess.Popen[bytes], timeout: float | None,
+         tick: Callable[[], None]) -> int | None:
+    """``process``'s exit code, or None if it is still running after ``timeout`` seconds;
+    ``tick()`` about every second meanwhile."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        left = None if deadline is None else deadline - time.monotonic()
+        try:
+            return process.wait(timeout=1.0 if left is None else max(0.0, min(1.0, left)))
+        except subprocess.TimeoutExpired:
+            if left is not None and left <= 1.0:
+                return None
+            tick()
 
 
 def vng_command(vng: str, kernel: Kernel, script: Path, cwd: Path, rundir: Path, cpus: int,
@@ -242,31 +265,19 @@ def run(command: Sequence[str], *, cpus: int, memory: str, timeout: float | None
         print(f"netem_vm: booting {kernel.image} (qemu, software emulation, {cpus} CPUs, "
               f"{memory}) to run: {shlex.join(command)}", file=sys.stderr, flush=True)
         argv = vng_command(vng, kernel, script, cwd, rundir, cpus, memory, qemu_opts)
-        # The guest's output comes through pipes, copied here: qemu opens its stdout and stderr
-        # by path (/proc/self/fd/1 and 2) with O_TRUNC, which would empty a log file this runs
-        # with (everything written before the VM booted: earlier CI steps too) and write over
-        # it from the start. No stdin: nothing to forward, and a terminal stays as it was.
-        with subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, start_new_session=True) as process:
-            assert process.stdout is not None
-            assert process.stderr is not None
-            relays = [threading.Thread(target=copy_stream, args=(source, sink), daemon=True)
-                      for source, sink in ((process.stdout, sys.stdout.buffer),
-                                           (process.stderr, sys.stderr.buffer))]
-            for relay in relays:
-                relay.start()
-            try:
-                returncode = process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)  # vng and its qemu
-                process.wait()
-                returncode = None
-            for relay in relays:
-                relay.join(timeout=5)
-            if returncode is None:
-                print(f"netem_vm: the VM did not finish within {timeout:g} s: stopped it",
-                      file=sys.stderr)
-                return 1
+        # Elapsed time and what is left by the last run of the same command (kept under
+        # ~/.cache/mgmtbench) on the terminal, between the guest's lines (mgmtbench.progress).
+        key = "netem vm " + hashlib.sha256(shlex.join(command).encode()).hexdigest()[:16]
+        with progress.board(sys.stderr) as shown, progress.task(
+                "netem VM", ["vm"], noun="runs", remember_as=key) as vm:
+            vm.begin("vm", f"kernel {kernel.version}")
+            returncode = _boot(argv, timeout, shown)
+            if status.is_file():  # CMD ran to its end: the time to expect next time
+                vm.step("vm")
+        if returncode is None:
+            print(f"netem_vm: the VM did not finish within {timeout:g} s: stopped it",
+                  file=sys.stderr)
+            return 1
         if status.is_file():
             return int(status.read_text().strip() or 1)
         if returncode == PREPARE_FAILED:
@@ -276,6 +287,33 @@ def run(command: Sequence[str], *, cpus: int, memory: str, timeout: float | None
             print(f"netem_vm: the VM did not run the command (vng exited {returncode})",
                   file=sys.stderr)
         return returncode or 1
+
+
+def _boot(argv: Sequence[str], timeout: float | None,
+          shown: progress.Board | None) -> int | None:
+    """Run ``argv`` (vng and its qemu), the guest's output relayed between the progress lines;
+    its exit code (None: stopped after ``timeout`` seconds)."""
+    # The guest's output comes through pipes, copied here: qemu opens its stdout and stderr
+    # by path (/proc/self/fd/1 and 2) with O_TRUNC, which would empty a log file this runs
+    # with (everything written before the VM booted: earlier CI steps too) and write over
+    # it from the start. No stdin: nothing to forward, and a terminal stays as it was.
+    with subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, start_new_session=True) as process:
+        assert process.stdout is not None
+        assert process.stderr is not None
+        relays = [threading.Thread(target=copy_stream, args=(source, sink, progress.hidden),
+                                   daemon=True)
+                  for source, sink in ((process.stdout, sys.stdout.buffer),
+                                       (process.stderr, sys.stderr.buffer))]
+        for relay in relays:
+            relay.start()
+        returncode = wait(process, timeout, shown.refresh if shown else lambda: None)
+        if returncode is None:
+            os.killpg(process.pid, signal.SIGKILL)  # vng and its qemu
+            process.wait()
+        for relay in relays:
+            relay.join(timeout=5)
+    return returncode
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mgmtbench import progress
 from mgmtbench.emulator.command import add_ssh_server_arguments, ssh_server_from_args
 from mgmtbench.emulator.options import Credentials
 from mgmtbench.errors import UsageError
@@ -82,6 +83,9 @@ def _lab_options(p: argparse.ArgumentParser) -> None:
                    help="netns runtime: emulator processes sharing the devices, to use more "
                         "cores for a large fleet (default: 1)")
     p.add_argument("--samples", type=int, default=20, help="calibration samples (default: 20)")
+    p.add_argument("--progress", choices=progress.CHOICES, default="auto",
+                   help="steps done and the time left on stderr while the lab comes up: auto (on "
+                        "a terminal, unless MGMTBENCH_PROGRESS=0; default), on, off")
     add_ssh_server_arguments(p)
 
 
@@ -103,7 +107,9 @@ def _open(args: argparse.Namespace, **kwargs: Any) -> Lab | LocalLab:
 def run_check(args: argparse.Namespace) -> int:
     """``mgmtbench lab check``: bring a lab up, measure it, tear it down."""
     logging.basicConfig(level=logging.WARNING, format="mgmtbench: %(message)s")
-    with _open(args) as lab:
+    with progress.board(sys.stderr, args.progress):  # the lab's steps, until it is up
+        lab = _open(args)
+    with lab:
         info = lab.facts().as_dict()
         if isinstance(lab, Lab) and lab.echo_address is not None:
             info["split_reply_ms"] = round(split_reply_ms(lab.echo_address, ECHO_PORT), 3)
@@ -154,7 +160,9 @@ def run_up(args: argparse.Namespace) -> int:
     password = _password(args)
     creds = Credentials(password=password, enable_secret=password,
                         authorized_keys=keys.resolve() if keys is not None else None)
-    with _open(args, devices=args.devices, platform=args.platform, credentials=creds) as lab:
+    with progress.board(sys.stderr, args.progress):  # the lab's steps, until it is up
+        lab = _open(args, devices=args.devices, platform=args.platform, credentials=creds)
+    with lab:
         info = lab.facts().as_dict()
         if args.inventory_out is not None:
             _write_inventory(args, lab, creds)

@@ -37,6 +37,7 @@ from typing import Any
 
 from pyroute2 import IPRoute
 
+from mgmtbench import progress
 from mgmtbench.emulator.options import Credentials, EmulatorOptions, SshServerOptions
 from mgmtbench.errors import LabError, LabNeedsPrivileges, UsageError
 from mgmtbench.lab import interrupts, processes, procfs, runtimes, tcp, watchdog
@@ -349,11 +350,23 @@ class Lab:
     # --- building ---------------------------------------------------------------------------
 
     def _build(self, index: int) -> None:
+        # Steps and an estimate on the terminal when someone watches (mgmtbench.progress): the
+        # last lab of this backend and runtime's times per step and per device to go by.
+        kinds = ["namespace", "link", "addresses", "echo", *["device"] * self.device_count,
+                 "calibration", "tcp"]
+        with progress.task(f"lab {self.profile.name}", kinds,
+                           remember_as=f"lab up {self.backend_name}/{self.runtime_name}") as steps:
+            self._build_steps(index, steps)
+
+    def _build_steps(self, index: int, steps: progress.Steps) -> None:
         assert self.state is not None
         state = self.state
+        steps.begin("namespace", "namespace")
         with interrupts.held():  # all of it, or none
             create(state.netns)
             _wait_mounted(NETNS_DIR / state.netns)
+        steps.step("namespace")
+        steps.begin("link", f"link ({self.backend_name})")
         ends = LinkEnds(state.lab_id, state.netns, state.host_if, f"mgb{index}d")
         self.backend = self.backend_class(ends, self.profile)
         self.backend.up()
@@ -365,9 +378,12 @@ class Lab:
                 with contextlib.suppress(OSError, ValueError):
                     state.processes.append(ProcessRecord.of(f"{self.backend_name} link", pid))
         state.save()
+        steps.step("link")
+        steps.begin("addresses", "addresses and routes")
         host_ip, dev_ip, subnet, addresses = _addresses(index, self.device_count)
         self.link_ips, self.subnet = (host_ip, dev_ip), subnet
         self._configure(ends, host_ip, dev_ip, subnet, addresses)
+        steps.step("addresses")
         names = EmulatorOptions(hostname=self.hostname, devices=self.device_count).hostnames()
         context = RuntimeContext(
             state=state, folder=self.folder, lab_ip=dev_ip,
@@ -377,24 +393,33 @@ class Lab:
             http3_port=HTTP3_PORT, ssh=self.ssh,
             tcp=self._tcp_spec())
         self.echo_address = self.runtime.echo_address(context)
+        steps.begin("echo", "echo server")
         self._processes.append(start_in_netns(
             state, self.folder, "echo",
             [sys.executable, "-m", "mgmtbench.lab.echo", self.echo_address, str(ECHO_PORT)],
             "ready"))
+        steps.step("echo")
+        steps.begin("device", f"{self.device_count} device(s) on {self.runtime_name}")
         self.runtime.start(context)
+        steps.step("device", count=self.device_count)
         # HTTP/3 on the HTTPS port's number (UDP), as the emulator serves it by default; a
         # runtime that serves no HTTP/3 says so (DeviceRuntime.unsupported).
         self.devices = [LabDevice(d.hostname, d.address, SSH_PORT, HTTPS_PORT,
                                   netconf_port=NETCONF_PORT, gnmi_port=GNMI_PORT,
                                   http3_port=HTTP3_PORT)
                         for d in context.devices]
+        steps.begin("calibration", f"calibration ({self.calibration_samples} samples)")
         self.calibration = calibrate(self.echo_address, ECHO_PORT, self.calibration_samples,
                                      icmp=True)
+        steps.step("calibration")
+        steps.begin("tcp", "TCP on both ends")
         self.tcp = tcp.observe(self.profile, *self.runtime.tcp_end(context, ECHO_PORT))
         tcp.require(self.tcp, state.lab_id)
-        for difference in self.tcp.differs:
-            log.warning("lab %s: %s (the host's, not the lab's to set: recorded with every "
-                        "result)", state.lab_id, difference)
+        steps.step("tcp")
+        with progress.hidden():  # the progress lines off while the warnings are written
+            for difference in self.tcp.differs:
+                log.warning("lab %s: %s (the host's, not the lab's to set: recorded with every "
+                            "result)", state.lab_id, difference)
 
     def _tcp_spec(self) -> dict[str, Any]:
         """The device side's TCP settings, as nsconfig and the runtimes take them."""

@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 from types import TracebackType
 
+from mgmtbench import progress
 from mgmtbench.emulator import Credentials, EmulatorOptions, EmulatorThread
 from mgmtbench.emulator.options import SshServerOptions
 from mgmtbench.lab.calibrate import Calibration, calibrate
@@ -56,13 +57,21 @@ class LocalLab:
         """Start the emulator and calibrate (a lab that is up stays as it is)."""
         if self._emulator is not None:
             return self
-        self._emulator = EmulatorThread(self._options).start()
-        self.devices = [LabDevice(e.hostname, e.host, e.ssh_port or 0, e.https_port or 0,
-                                  e.device.facts.mgmt_ip, e.netconf_port or 0,
-                                  e.gnmi_port or 0, e.http3_port or 0)
-                        for e in self._emulator.endpoints]
-        self._echo = _echo_server()
-        self.calibration = calibrate("127.0.0.1", self._echo.getsockname()[1], self._samples)
+        count = self._options.devices
+        # Steps and an estimate on the terminal when someone watches (mgmtbench.progress).
+        with progress.task(f"lab {self.profile.name}", ["device"] * count + ["calibration"],
+                           remember_as="lab up loopback") as steps:
+            steps.begin("device", f"{count} device(s) on 127.0.0.1")
+            self._emulator = EmulatorThread(self._options).start()
+            steps.step("device", count=count)
+            self.devices = [LabDevice(e.hostname, e.host, e.ssh_port or 0, e.https_port or 0,
+                                      e.device.facts.mgmt_ip, e.netconf_port or 0,
+                                      e.gnmi_port or 0, e.http3_port or 0)
+                            for e in self._emulator.endpoints]
+            steps.begin("calibration", f"calibration ({self._samples} samples)")
+            self._echo = _echo_server()
+            self.calibration = calibrate("127.0.0.1", self._echo.getsockname()[1], self._samples)
+            steps.step("calibration")
         return self
 
     def down(self) -> None:

@@ -39,6 +39,7 @@ from mgmtbench.testing.fixtures import (
     user_keys,
 )
 from mgmtbench.testing.options import add_options, check, generate_matrix, skip_lab_only
+from mgmtbench.testing.progress import add_progress_option, start_progress
 from mgmtbench.testing.scaleout import add_dask_options, check_dask_options, generate_dask_matrix
 from mgmtbench.testing.scaleout import dask_cluster as dask_cluster  # fleets on Dask workers
 from mgmtbench.testing.summary import write_summary
@@ -53,6 +54,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
     add_edge_options(parser)
     add_dask_options(parser)
+    add_progress_option(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -62,6 +64,12 @@ def pytest_configure(config: pytest.Config) -> None:
                                        "--inventory hosts (through site_for / fleet_site_for)")
     check(config)
     check_dask_options(config)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """N of M, elapsed, ETA on the terminal (:mod:`mgmtbench.testing.progress`), once pytest's
+    terminal reporter is there."""
+    start_progress(session.config)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
