@@ -1,5 +1,7 @@
 """Developer and CI sessions: ``nox -s bench`` (the main job), ``nox -s tests``, ``nox -s lint``,
-``nox -s typecheck``, ``nox -s tcp`` (the lab's own TCP: cubic against bbr),
+``nox -s typecheck``, ``nox -s docs`` (the documentation site, ``mkdocs build --strict``),
+``nox -s examples`` (the docs' example run, from ``bench``'s job), ``nox -s tcp`` (the lab's own
+TCP: cubic against bbr),
 ``nox -s matrix`` (the SSH algorithm matrix), ``nox -s throughput``
 (server throughput against connections), ``nox -s docker`` (the docker device runtime, with a
 private dockerd), ``nox -s soak`` (the emulator under a hostile mix), ``nox -s lock`` (refresh
@@ -17,6 +19,7 @@ import hashlib
 import os
 import shlex
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -51,7 +54,7 @@ def install(session: nox.Session, *args: str) -> None:
 #: minutes); so these sessions are declared without one (:data:`project_session`) and share
 #: this one, installed by :func:`use_project` only when the lock or pyproject.toml changed.
 PROJECT_ENV = Path(".nox/project")
-PROJECT_EXTRAS = "test,typecheck"
+PROJECT_EXTRAS = "test,typecheck,docs"
 #: A session in :data:`PROJECT_ENV` (nox makes no virtualenv for it).
 project_session = nox.session(venv_backend="none")
 
@@ -94,6 +97,13 @@ def tests(session: nox.Session) -> None:
                 success_codes=[0, 5])
 
 
+#: The main job's pytest arguments (``bench``, and ``examples``, which runs the same job).
+BENCH = ("benchmarks/test_transport_modes.py", "-p", "no:cacheprovider",
+         "--benchmark-autosave", "--benchmark-storage=file://.benchmarks",
+         "--benchmark-columns=mean,median,min,max,stddev", "--benchmark-sort=mean",
+         "-o", "console_output_style=count", "-v")
+
+
 @project_session
 def bench(session: nox.Session) -> None:
     """The default matrix: every client x its modes, at local, regional and intercontinental,
@@ -103,12 +113,29 @@ def bench(session: nox.Session) -> None:
     ``nox -s bench -- --commands 1,5,10,25,50 --profiles all``.
     """
     use_project(session)
-    session.run(
-        "pytest", "benchmarks/test_transport_modes.py", "-p", "no:cacheprovider",
-        "--benchmark-autosave", "--benchmark-storage=file://.benchmarks",
-        "--benchmark-columns=mean,median,min,max,stddev", "--benchmark-sort=mean",
-        "-o", "console_output_style=count", "-v", *session.posargs,
-    )
+    session.run("pytest", *BENCH, *session.posargs)
+
+
+@project_session
+def examples(session: nox.Session) -> None:
+    """The documentation's example run, regenerated (root: the bench's lab network): ``bench``'s
+    job (the same pytest command; extra arguments go to pytest as there, and are named in the
+    example), its JSON also saved to a file of its own, then ``tools/examples.py`` writes
+    ``mgmtbench report`` of it into docs/examples/<date>/ with a README line naming the date and
+    the commit (``git rev-parse --short HEAD``), removes the example before it and points the
+    README's and docs/results.md's "example" lines at the new one. As long as ``bench``; commit
+    the folder and the two lines.
+    """
+    if os.geteuid() != 0:
+        session.error("the example run needs root (the bench's lab network): sudo ./dev examples")
+    use_project(session)
+    commit = str(session.run("git", "rev-parse", "--short", "HEAD", external=True,
+                             silent=True)).strip()
+    with tempfile.TemporaryDirectory(prefix="mgmtbench-examples-") as scratch:
+        run = Path(scratch) / "run.json"
+        session.run("pytest", *BENCH, f"--benchmark-json={run}", *session.posargs)
+        session.run("python", "tools/examples.py", str(run), "--commit", commit,
+                    "--arguments", shlex.join(session.posargs))
 
 
 @project_session
@@ -240,8 +267,8 @@ def matrix(session: nox.Session) -> None:
     ``bench``; then ``mgmtbench report`` over EVERY saved run of the matrix into matrix-report/
     (each cell averaged across runs, the top 10 per operation, heatmaps, what is not supported).
 
-    About 10 minutes on 2 cores (see the README). Extra arguments go to pytest:
-    ``nox -s matrix -- --ssh-matrix full --ssh-matrix-clients all`` (every kex x cipher x MAC,
+    About 10 minutes on 2 cores (see docs/experiments/ssh-algorithms.md). Extra arguments go to
+    pytest: ``nox -s matrix -- --ssh-matrix full --ssh-matrix-clients all`` (every kex x cipher x MAC,
     every client: hours), ``nox -s matrix -- --ssh-matrix-profiles local``.
     """
     use_project(session)
@@ -321,8 +348,9 @@ def agent(session: nox.Session) -> None:
     runs), the server's host key type, and 50/200-session fleets through one agent. Saved under
     .benchmarks/ like ``bench``; the report in agent-report/.
 
-    About 7 minutes on 2 cores, 4.5 of them benchmarks (see the README). Extra arguments go to
-    pytest: ``nox -s agent -- --agent-matrix full`` (every signer x key type x size x
+    About 7 minutes on 2 cores, 4.5 of them benchmarks (see docs/experiments/ssh-agent.md).
+    Extra arguments go to pytest: ``nox -s agent -- --agent-matrix full`` (every signer x key
+    type x size x
     unique/same, every key type for logins, paramiko fleets and fleets at every profile:
     estimated 30-60 minutes, not yet run end to end), ``nox -s agent -- --agent-profiles
     local`` (no root needed), ``nox -s agent -- -k signing``.
@@ -411,6 +439,23 @@ def typecheck(session: nox.Session) -> None:
     session.run("mypy", *session.posargs)
 
 
+#: Where ``docs`` builds the site (gitignored).
+SITE = "site"
+
+
+@project_session
+def docs(session: nox.Session) -> None:
+    """The documentation site (mkdocs.yml, docs/) built with ``mkdocs build --strict`` into
+    site/ (gitignored; open site/index.html): a link to a missing page or anchor, a page missing
+    from the nav, any warning fails it. The plugin's options and fixtures are generated into
+    their page from the code (tools/docs_hooks.py). Extra arguments go to ``mkdocs build``
+    (``nox -s docs -- --verbose``)."""
+    use_project(session)
+    # Material's banner about MkDocs 2.0 is not about this site: kept out of the build's output.
+    session.run("mkdocs", "build", "--strict", "--site-dir", SITE, *session.posargs,
+                env={"NO_MKDOCS_2_WARNING": "1"})
+
+
 @nox.session(python=PYTHON)
 def lock(session: nox.Session) -> None:
     """Refresh constraints.txt from pyproject.toml (every extra, Python 3.11); commit the diff on
@@ -475,8 +520,8 @@ NETEM_OUT = ".benchmarks/netem-vm"  # the netem session's JSON: lab checks and b
 # wire facts: loss per direction and round trip, packets and bytes of one exchange, the emulator's
 # answers over SSH and HTTPS behind the link, and the wire tap's turns of a reply in pieces and of
 # UDP and ICMP on a netem link (tests/test_wiretap.py on the session's regional lab). The timing
-# tests are held to bounds of 0.3-1.5 ms that TCG alone exceeds (see the README, "How netem is
-# proven"); each instrument's
+# tests are held to bounds of 0.3-1.5 ms that TCG alone exceeds (see docs/lab/netem.md, "How
+# netem is proven"); each instrument's
 # RTT is compared with its configuration by tools/compare_backends.py instead, with a tolerance
 # for emulation. They run in the same pytest process as the netem benchmark, which shares their
 # regional lab: starting a Python process and bringing a lab up are what take the time there.
