@@ -364,3 +364,24 @@ def test_napalm_nxos_ssh_merge_compare_commit_discard(
         assert "loopback77" not in device.transcript(("show", "running-config"))
     finally:
         driver.close()
+
+
+def test_napalm_nxos_ssh_replace_copies_by_scp_and_changes_only_what_differs(
+        fresh_emulator: Callable[..., EmulatorThread]) -> None:
+    emu = fresh_emulator("cisco_nxos")
+    endpoint = emu.endpoints[0]
+    device = endpoint.device
+    driver = get_network_driver("nxos_ssh")(endpoint.host, USERNAME, PASSWORD, timeout=20,
+                                            optional_args={"port": endpoint.ssh_port})
+    driver.open()
+    try:
+        config = driver.get_config()["running"]
+        # The file goes to bootflash: by SCP and is checked with `show file X md5sum`.
+        driver.load_replace_candidate(config=config.replace("lab-rack-12", "rack-99"))
+        assert driver.compare_config().splitlines() == ["snmp-server location rack-99"]
+        driver.commit_config()
+        running = device.transcript(("show", "running-config"))
+        assert "snmp-server location rack-99\n" in running
+        assert "lab-rack-12" not in running
+    finally:
+        driver.close()

@@ -418,6 +418,16 @@ def _show_file(session: Session, found: Match[Action]) -> Reply:
     return _file_error(found.args[0]) if text is None else Reply(text)
 
 
+def _show_file_md5(session: Session, found: Match[Action]) -> Reply:
+    """``show file NAME md5sum``: the file's MD5 digest alone (what Netmiko's NX-OS file
+    transfer compares after an SCP copy)."""
+    files = session.device.files
+    try:
+        return Reply(files.md5(files.resolve(found.args[0])) + "\n")
+    except OSError:
+        return _file_error(found.args[0])
+
+
 def _delete(session: Session, found: Match[Action]) -> Reply:
     """``delete NAME [no-prompt]``: no question asked (NAPALM sets ``terminal dont-ask``)."""
     word = found.args[0].split()[0]
@@ -480,6 +490,7 @@ EXEC: dict[str, Action] = {
     "show interface counters detailed": _counters_detailed,
     "show startup-config": _show_startup,
     "show file <word>": _show_file,
+    "show file <word> md5sum": _show_file_md5,
     "show diff rollback-patch file <word> file <word>": _diff_patch,
 }
 #: Privileged exec: the configuration files.
