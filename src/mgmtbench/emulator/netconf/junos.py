@@ -10,6 +10,9 @@ show command they stand for in the session's CLI and answer with its XML
 (:mod:`mgmtbench.emulator.structured.juniper_junos`), or its text (``format="text"``, in
 ``<output>``) or JSON (``format="json"``, the reply's text).
 
+``<ping>`` and ``<traceroute>`` run the CLI's ``ping`` / ``traceroute``
+(:mod:`mgmtbench.emulator.cli.dialects.junos_reach`), as ``<command>ping ...</command>`` does.
+
 Not emulated, and refused: ``commit-configuration`` with ``<confirmed/>``, loading XML or JSON
 configuration. ``open-configuration`` (private, exclusive) answers but shares the one candidate.
 FROM MEMORY, not a capture: the replies' element names beyond those PyEZ reads
@@ -212,6 +215,31 @@ def command(call: Call) -> str:
     return etree.tostring(element, encoding="unicode")
 
 
+#: ``<ping>`` / ``<traceroute>`` children and the CLI words they stand for.
+_REACH_OPTIONS = {"count": "count", "size": "size", "wait": "wait", "ttl": "ttl",
+                  "source": "source", "interface": "interface",
+                  "routing-instance": "routing-instance"}
+_REACH_FLAGS = ("rapid", "no-resolve", "do-not-fragment")
+
+
+def _reach_rpc(command_word: str) -> Callable[[Call], str]:
+    """``<ping>`` / ``<traceroute>`` (``<host>``, ``<count>``, ``<size>``, ``<wait>``,
+    ``<ttl>``, ``<source>``, ``<routing-instance>``, ``<rapid/>``): the CLI command they stand
+    for, answered with its ``ping-results`` / ``traceroute-results``."""
+    def operation(call: Call) -> str:
+        host = _child_text(call, "host")
+        if not host:
+            raise _failed("syntax error, expecting <host>", command_word)
+        words = [command_word, host]
+        for tag, word in _REACH_OPTIONS.items():
+            value = _child_text(call, tag)
+            if value:
+                words += [word, value]
+        words += [flag for flag in _REACH_FLAGS if _flag(call, flag)]
+        return _show(" ".join(words))(call)
+    return operation
+
+
 # --- configuration ------------------------------------------------------------------------------
 
 
@@ -402,6 +430,8 @@ OPERATIONS: Mapping[str, Callable[[Call], str | StreamedData]] = {
     "get-system-memory-information": get_system_memory_information,
     "get-system-storage": get_system_storage,
     "command": command,
+    "ping": _reach_rpc("ping"),
+    "traceroute": _reach_rpc("traceroute"),
     "get-configuration": get_configuration,
     "lock-configuration": lock_configuration,
     "unlock-configuration": unlock_configuration,

@@ -603,7 +603,89 @@ def processes_cpu(source: ShapeInput) -> JsonObject:
             "onemin_percent": busy, "fivemin_percent": busy}
 
 
+def vlan_brief(source: ShapeInput) -> JsonObject:
+    """``show vlan brief``: a row per VLAN, its access ports whole names joined by commas."""
+    rows: list[JsonObject] = []
+    for line in source.text.splitlines():
+        head = re.match(r"^(\d+)\s+(\S+)\s+(\S+)\s*(.*)$", line)
+        if head:
+            rows.append({"vlanshowbr-vlanid": int(head.group(1)),
+                         "vlanshowbr-vlanid-utf": head.group(1),
+                         "vlanshowbr-vlanname": head.group(2),
+                         "vlanshowbr-vlanstate": head.group(3),
+                         "vlanshowbr-shutstate": "noshutdown", "_ports": head.group(4)})
+        elif rows and line.startswith(" " * 20) and line.strip():
+            rows[-1]["_ports"] = f"{rows[-1]['_ports']}, {line.strip()}"
+    for row in rows:
+        ports = [long_name(p.strip()) for p in str(row.pop("_ports")).split(",") if p.strip()]
+        if ports:
+            row["vlanshowplist-ifidx"] = ",".join(ports)
+    return table("vlanbriefxbrief", rows)
+
+
+def vrf_detail(source: ShapeInput) -> JsonObject:
+    """``show vrf detail``: a row per VRF."""
+    rows: list[JsonObject] = []
+    for m in re.finditer(r"^VRF-Name: (\S+), VRF-ID: (\d+), State: (\w+)\n(?:.*\n)*?\s+RD: "
+                         r"(\S+)", source.text, re.M):
+        rows.append({"vrf_name": m.group(1), "vrf_id": int(m.group(2)),
+                     "vrf_state": m.group(3), "vpnid": "unknown", "rd": m.group(4),
+                     "max_routes": 0, "mid_threshold": 0})
+    return table("vrf", rows)
+
+
+def vrf_interface(source: ShapeInput) -> JsonObject:
+    """``show vrf interface``."""
+    rows: list[JsonObject] = []
+    for line in source.text.splitlines()[1:]:
+        parts = line.split()
+        if len(parts) == 4:
+            rows.append({"if_name": parts[0], "vrf_name": parts[1], "vrf_id": int(parts[2]),
+                         "soo": parts[3]})
+    return table("if", rows)
+
+
+def module(source: ShapeInput) -> JsonObject:
+    """``show module``: the module table."""
+    rows: list[JsonObject] = []
+    for m in re.finditer(r"^(\d+)\s+(\d+)\s+(.{37}) (\S+)\s+(\w+)", source.text, re.M):
+        rows.append({"modinf": m.group(1), "ports": int(m.group(2)),
+                     "modtype": m.group(3).strip(), "model": m.group(4),
+                     "status": m.group(5)})
+    return {"TABLE_modinfo": {"ROW_modinfo": rows[0] if len(rows) == 1 else rows}} \
+        if rows else {}
+
+
+def environment_fan(source: ShapeInput) -> JsonObject:
+    """``show environment fan``."""
+    rows: list[JsonObject] = []
+    for m in re.finditer(r"^(Fan\S*)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\w+)\s*$", source.text,
+                         re.M):
+        if m.group(1) != "Fan":
+            rows.append({"fanname": m.group(1), "fanmodel": m.group(2),
+                         "fanhwver": m.group(3), "fandir": m.group(4),
+                         "fanstatus": m.group(5)})
+    return {"fandetails": table("faninfo", rows)}
+
+
+def environment_power(source: ShapeInput) -> JsonObject:
+    """``show environment power``."""
+    rows: list[JsonObject] = []
+    for m in re.finditer(r"^(\d+)\s+(\S+)\s+(\d+) W\s+(\d+) W\s+(\d+) W\s+(\w+)",
+                         source.text, re.M):
+        rows.append({"psnum": int(m.group(1)), "psmodel": m.group(2),
+                     "actual_out": f"{m.group(3)} W", "actual_input": f"{m.group(4)} W",
+                     "tot_capa": f"{m.group(5)} W", "ps_status": m.group(6)})
+    return {"powersup": {"voltage_level": 12, **table("psinfo", rows)}}
+
+
 SHAPES: dict[str, Shape] = {
+    "show vlan brief": vlan_brief,
+    "show vrf detail": vrf_detail,
+    "show vrf interface": vrf_interface,
+    "show module": module,
+    "show environment fan": environment_fan,
+    "show environment power": environment_power,
     "show system resources": system_resources,
     "show processes cpu": processes_cpu,
     "show version": version,

@@ -647,6 +647,93 @@ def system_storage(device: Device) -> etree._Element:
     return root
 
 
+_PING_HEAD = re.compile(r"^PING (\S+) \((\S+)\): (\d+) data bytes")
+_PING_REPLY = re.compile(r"^(\d+) bytes from (\S+): icmp_seq=(\d+) ttl=(\d+) time=([\d.]+) ms")
+_PING_SENT = re.compile(r"^(\d+) packets transmitted, (\d+) packets received, (\d+)% packet loss")
+_PING_RTT = re.compile(r"^round-trip min/avg/max/stddev = ([\d.]+)/([\d.]+)/([\d.]+)/([\d.]+)")
+
+
+def _micro(ms: str) -> str:
+    return str(round(float(ms) * 1000))
+
+
+def ping_results(source: ShapeInput) -> etree._Element:
+    """``ping``'s ``<ping-results>`` (times in microseconds), from its text; FROM MEMORY, not
+    a capture: the element names beyond those NAPALM's junos driver reads."""
+    root = etree.Element("ping-results")
+    lines = source.text.splitlines()
+    head = next((m for m in map(_PING_HEAD.match, lines) if m), None)
+    if head:
+        sub(root, "target-host", head.group(1))
+        sub(root, "target-ip", head.group(2))
+        sub(root, "packet-size", head.group(3))
+    index = 0
+    for line in lines:
+        reply = _PING_REPLY.match(line)
+        if reply:
+            index += 1
+            probe = sub(root, "probe-result")
+            sub(probe, "probe-index", str(index))
+            sub(probe, "probe-success")
+            sub(probe, "sequence-number", reply.group(3))
+            sub(probe, "ip-address", reply.group(2))
+            sub(probe, "time-to-live", reply.group(4))
+            sub(probe, "response-size", reply.group(1))
+            sub(probe, "rtt", _micro(reply.group(5)))
+    sent = next((m for m in map(_PING_SENT.match, lines) if m), None)
+    rtt = next((m for m in map(_PING_RTT.match, lines) if m), None)
+    if sent:
+        summary = sub(root, "probe-results-summary")
+        sub(summary, "probes-sent", sent.group(1))
+        sub(summary, "responses-received", sent.group(2))
+        sub(summary, "packet-loss", sent.group(3))
+        if rtt:
+            for tag, value in zip(("rtt-minimum", "rtt-average", "rtt-maximum", "rtt-stddev"),
+                                  rtt.groups(), strict=True):
+                sub(summary, tag, _micro(value))
+        if int(sent.group(2)):
+            sub(root, "ping-success")
+    return root
+
+
+_TRACE_HEAD = re.compile(r"^traceroute to (\S+) \((\S+)\), (\d+) hops max, (\d+) byte packets")
+_TRACE_HOP = re.compile(r"^\s*(\d+)\s+(.*)$")
+_TRACE_PROBE = re.compile(r"(?:(\S+) \((\S+)\)\s+)?([\d.]+) ms|\*")
+
+
+def traceroute_results(source: ShapeInput) -> etree._Element:
+    """``traceroute``'s ``<traceroute-results>`` (times in microseconds), from its text; FROM
+    MEMORY, not a capture: the element names beyond those NAPALM's junos driver reads."""
+    root = etree.Element("traceroute-results")
+    lines = source.text.splitlines()
+    head = next((m for m in map(_TRACE_HEAD.match, lines) if m), None)
+    if head:
+        sub(root, "target-host", head.group(1))
+        sub(root, "target-ip", head.group(2))
+        sub(root, "max-hops", head.group(3))
+        sub(root, "packet-size", head.group(4))
+    for line in lines[1:]:
+        hop_line = _TRACE_HOP.match(line)
+        if not hop_line:
+            continue
+        hop = sub(root, "hop")
+        sub(hop, "ttl-value", hop_line.group(1))
+        name = address = ""
+        for index, probe_text in enumerate(_TRACE_PROBE.finditer(hop_line.group(2)), 1):
+            probe = sub(hop, "probe-result")
+            sub(probe, "probe-index", str(index))
+            if probe_text.group(0) == "*":
+                sub(probe, "probe-failure")
+                continue
+            name = probe_text.group(1) or name
+            address = probe_text.group(2) or address
+            sub(probe, "probe-success")
+            sub(probe, "host-name", name)
+            sub(probe, "ip-address", address)
+            sub(probe, "rtt", _micro(probe_text.group(3)))
+    return root
+
+
 # --- the commands, and how they are printed -----------------------------------------------------
 
 #: Each command's RPC, by the command's words (arguments not included).
@@ -660,6 +747,8 @@ RPCS: dict[str, Rpc] = {
     "show arp no-resolve": Rpc("get-arp-table-information", arp_table, "arp"),
     "show route": Rpc("get-route-information", route_information, "routing"),
     "show system uptime": Rpc("get-system-uptime-information", system_uptime),
+    "ping": Rpc("ping", ping_results),
+    "traceroute": Rpc("traceroute", traceroute_results),
 }
 
 

@@ -23,6 +23,12 @@ routing not enabled`` under ``no ip routing vrf V``), with a prefix only the rou
 with the longest mask (``longer-prefixes``: the routes inside it), with a protocol only that
 protocol's routes. ``detail`` prints the same lines.
 
+``ping [vrf V] ADDRESS [repeat N] [size N] [timeout N] [source X]``, ``traceroute [vrf V]
+ADDRESS [-m MAX] [-w WAIT] ...`` and ``bash [timeout N] traceroute ...`` (what NAPALM's eos
+driver runs; other shell commands are refused): :mod:`mgmtbench.emulator.cli.reach` with EOS's
+words (Linux iputils ping and traceroute, from memory, not captures), the hops walked through
+the connected subnets of the interfaces that are up and the table's other routes.
+
 Worded after captures of EOS 4.2x in ntc-templates' tests (``show ip bgp summary``) and NAPALM's
 eos tests (``show ip bgp neighbors``), trimmed to what a lab's neighbours show; the idle and
 active neighbours' lines, the route selection and the error lines are from memory, not a
@@ -37,7 +43,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from mgmtbench.emulator.cli.dialects.eos_show import vrf_members
+from mgmtbench.emulator.cli import reach
+from mgmtbench.emulator.cli.dialects.eos_show import short, vrf_members
 from mgmtbench.emulator.cli.engine import Action, Reply, Session
 from mgmtbench.emulator.cli.grammar import Match, ParseError, ParseErrorKind
 
@@ -438,6 +445,86 @@ def _route_patterns() -> list[str]:
     return patterns
 
 
+# --- ping and traceroute ----------------------------------------------------------------------
+
+_VIA = re.compile(r"via (\d+\.\d+\.\d+\.\d+)")
+
+
+def _routes(session: Session, vrf: str) -> list[reach.Route]:
+    """The VRF's routes for :func:`mgmtbench.emulator.cli.reach.walk`: connected subnets from
+    the interfaces that are up (default VRF), the others from ``show ip route``'s text."""
+    routes = [reach.Route(address.network, (None,))
+              for _, address in (_connected(session) if vrf == "default" else [])]
+    text = session.execute("show ip route").text()
+    for section in sections(text):
+        if section.vrf != vrf:
+            continue
+        for prefix, code, lines in section.routes:
+            if code.split()[0] == "C":
+                continue
+            vias = tuple(v for line in lines for v in _VIA.findall(line))
+            routes.append(reach.Route(prefix, vias, discard="Null0" in " ".join(lines)))
+    return routes
+
+
+def _own(session: Session, vrf: str) -> set[str]:
+    return {str(address.ip) for _, address in _connected(session)} if vrf == "default" \
+        else set()
+
+
+def _probe(session: Session, wording: reach.Wording) -> reach.Probe:
+    def hops(vrf: str | None, target: str) -> list[str] | None:
+        name = vrf or "default"
+        own = _own(session, name)
+        return reach.walk(lambda a: a in own, lambda: _routes(session, name), target)
+
+    def source(vrf: str | None, word: str) -> str | None:
+        if (vrf or "default") != "default":
+            return None
+        for name, address in _connected(session):
+            if word in (str(address.ip), name) or word.lower() == short(name).lower():
+                return str(address.ip)
+        return None
+
+    return reach.Probe(wording, hops, lambda name: name in vrf_members(session), source)
+
+
+def _reach(session: Session, line: str, words: list[str], trace: bool) -> Reply:
+    wording = reach.EOS
+    try:
+        request = reach.parse(words, wording.trace_options if trace else wording.ping_options)
+    except reach.BadWord as bad:
+        position = len(" ".join([line, *words[:bad.index]])) + 1
+        full = " ".join([line, *words])
+        kind = ParseErrorKind.INCOMPLETE if bad.index >= len(words) else ParseErrorKind.INVALID
+        return session._error(ParseError(kind, min(position, len(full))), full)
+    probe = _probe(session, wording)
+    text, ok = probe.traceroute(request) if trace else probe.ping(request)
+    return Reply(text, ok=ok)
+
+
+def _ping(session: Session, found: Match[Action]) -> Reply:
+    """``ping [vrf V] ADDRESS [repeat N] [size N] [timeout N] [source X] [interface X]``."""
+    return _reach(session, "ping", found.args[0].split(), trace=False)
+
+
+def _traceroute(session: Session, found: Match[Action]) -> Reply:
+    """``traceroute [vrf V] ADDRESS [-m MAX] [-w WAIT] [-s SOURCE] [-q PROBES] [-n]``."""
+    return _reach(session, "traceroute", found.args[0].split(), trace=True)
+
+
+def _bash(session: Session, found: Match[Action]) -> Reply:
+    """``bash [timeout N] traceroute ...`` (what NAPALM's eos driver runs); other shell
+    commands are not emulated and refused."""
+    words = found.args[0].split()
+    if words[:1] == ["timeout"] and len(words) > 1 and words[1].isdigit():
+        words = words[2:]
+    if words[:1] == ["traceroute"]:
+        return _reach(session, "bash traceroute", words[1:], trace=True)
+    name = words[0] if words else ""
+    return Reply(f"bash: {name}: command not found\n", ok=False)
+
+
 #: Exec commands (user and privileged).
 EXEC: dict[str, Action] = {
     "show ip bgp summary": _ip_summary,
@@ -451,4 +538,7 @@ EXEC: dict[str, Action] = {
     "show ipv6 bgp peers": _ipv6_peers,
     "show ipv6 bgp peers vrf all": _ipv6_peers,
     **dict.fromkeys(_route_patterns(), _route),
+    "ping <line>": _ping,
+    "traceroute <line>": _traceroute,
+    "bash <line>": _bash,
 }

@@ -15,7 +15,8 @@ Junos RPCs too (:mod:`mgmtbench.emulator.netconf.junos`).
 ``edit <path>`` moves the session down the hierarchy (``[edit interfaces et-0/0/1]`` above the
 prompt): ``set``, ``delete``, ``show`` and ``edit`` are then relative to it; ``up [n]`` goes up
 one level (or n), ``top`` to the top, ``exit`` back to where the last ``edit`` started (from
-the top: out of configuration mode), as Junos does. ``show system uptime`` says when the
+the top: out of configuration mode), as Junos does. ``ping`` and ``traceroute``:
+:mod:`.junos_reach`. ``show system uptime`` says when the
 configuration was last committed.
 
 Where a ``set`` path creates new statements, the hierarchy is found the way Junos shows it:
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from mgmtbench.emulator.cli import filters
+from mgmtbench.emulator.cli.dialects import junos_reach
 from mgmtbench.emulator.cli.engine import Action, Dialect, Question, Reply, Session
 from mgmtbench.emulator.cli.grammar import Match, ParseError, ParseErrorKind
 from mgmtbench.emulator.device.clock import junos_time_text, uptime_text
@@ -688,6 +690,7 @@ DIALECT = Dialect(
         "show interfaces": _show_interfaces,
         "show interfaces terse": _show_interfaces,
         "show interfaces <word>": _show_interface,
+        **junos_reach.EXEC,
     },
     config={
         "set <line>": _set,

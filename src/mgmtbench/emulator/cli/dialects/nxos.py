@@ -29,6 +29,9 @@ Configuration files, on ``bootflash:`` (what NAPALM's commit, compare and rollba
   difference typed as ``configure replace`` types it;
 - ``show diff rollback-patch file A file B``: the commands that would turn A into B.
 
+Routing tables, BGP, ping and traceroute: :mod:`.nxos_routing`; the MAC table, VLANs, VRFs,
+transceivers, environment and modules: :mod:`.nxos_show`.
+
 Worded after NX-OS 9.3/10.x documentation and the forms NAPALM, ntc-templates and Genie parse,
 from memory, not captures: the column layouts of the NTP and host tables, the LLDP detail
 fields, the rollback progress lines and the counter labels. Their JSON is
@@ -42,6 +45,7 @@ import re
 from collections.abc import Iterator
 
 from mgmtbench.emulator.cli.configdiff import parse, replace_commands
+from mgmtbench.emulator.cli.dialects import nxos_routing, nxos_show
 from mgmtbench.emulator.cli.engine import Action, Dialect, Reply, Session
 from mgmtbench.emulator.cli.fileops import (
     apply_config,
@@ -500,4 +504,4 @@ PRIVILEGED: dict[str, Action] = {
     "delete <line>": _delete,
     "copy running-config startup-config": _save,
 }
-DIALECT = Dialect(exec=EXEC, privileged=PRIVILEGED)
+DIALECT = Dialect(exec={**EXEC, **nxos_routing.EXEC, **nxos_show.EXEC}, privileged=PRIVILEGED)
