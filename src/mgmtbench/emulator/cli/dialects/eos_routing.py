@@ -43,7 +43,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from mgmtbench.emulator.cli import reach
+from mgmtbench.emulator.cli import reach, reachcommands
 from mgmtbench.emulator.cli.dialects.eos_show import short, vrf_members
 from mgmtbench.emulator.cli.engine import Action, Reply, Session
 from mgmtbench.emulator.cli.grammar import Match, ParseError, ParseErrorKind
@@ -490,17 +490,7 @@ def _probe(session: Session, wording: reach.Wording) -> reach.Probe:
 
 
 def _reach(session: Session, line: str, words: list[str], trace: bool) -> Reply:
-    wording = reach.EOS
-    try:
-        request = reach.parse(words, wording.trace_options if trace else wording.ping_options)
-    except reach.BadWord as bad:
-        position = len(" ".join([line, *words[:bad.index]])) + 1
-        full = " ".join([line, *words])
-        kind = ParseErrorKind.INCOMPLETE if bad.index >= len(words) else ParseErrorKind.INVALID
-        return session._error(ParseError(kind, min(position, len(full))), full)
-    probe = _probe(session, wording)
-    text, ok = probe.traceroute(request) if trace else probe.ping(request)
-    return Reply(text, ok=ok)
+    return reachcommands.answer(session, line, words, _probe(session, reach.EOS), trace)
 
 
 def _ping(session: Session, found: Match[Action]) -> Reply:

@@ -54,7 +54,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from mgmtbench.emulator.cli import reach
+from mgmtbench.emulator.cli import reach, reachcommands
 from mgmtbench.emulator.cli.engine import Action, Dialect, Reply, Session
 from mgmtbench.emulator.cli.grammar import Match, ParseError, ParseErrorKind
 from mgmtbench.emulator.device import iproute
@@ -795,31 +795,6 @@ def _probe(session: Session) -> reach.Probe:
                        _source(session))
 
 
-def _reach(session: Session, found: Match[Action], trace: bool) -> Reply:
-    words = found.args[0].split()
-    wording = reach.IOS
-    try:
-        request = reach.parse(words, wording.trace_options if trace else wording.ping_options)
-    except reach.BadWord as bad:
-        line = " ".join((*found.words, *words))
-        position = len(" ".join((*found.words, *words[:bad.index]))) + 1
-        kind = ParseErrorKind.INCOMPLETE if bad.index >= len(words) else ParseErrorKind.INVALID
-        return session._error(ParseError(kind, min(position, len(line))), line)
-    probe = _probe(session)
-    text, ok = probe.traceroute(request) if trace else probe.ping(request)
-    return Reply(text, ok=ok)
-
-
-def _ping(session: Session, found: Match[Action]) -> Reply:
-    """``ping [vrf V] ADDRESS [repeat N] [size N] [timeout N] [source X] [df-bit]``."""
-    return _reach(session, found, trace=False)
-
-
-def _traceroute(session: Session, found: Match[Action]) -> Reply:
-    """``traceroute [vrf V] ADDRESS [source X] [ttl MIN MAX] [timeout N] [probe N]``."""
-    return _reach(session, found, trace=True)
-
-
 #: Exec commands (user and privileged).
 EXEC: dict[str, Action] = {
     "show ip bgp summary": _summary,
@@ -846,8 +821,7 @@ EXEC: dict[str, Action] = {
     "show ip route <word> <word>": _show_route,
     "show logging": _show_logging,
     "show users": _show_users,
-    "ping <line>": _ping,
-    "traceroute <line>": _traceroute,
+    **reachcommands.commands(_probe),
 }
 
 #: IOS's dialect: these exec commands; the IOS-style configuration as it is.

@@ -17,9 +17,8 @@ from __future__ import annotations
 import ipaddress
 import re
 
-from mgmtbench.emulator.cli import reach
-from mgmtbench.emulator.cli.engine import Action, Reply, Session
-from mgmtbench.emulator.cli.grammar import Match, ParseError, ParseErrorKind
+from mgmtbench.emulator.cli import reach, reachcommands
+from mgmtbench.emulator.cli.engine import Action, Session
 
 _TABLE = re.compile(r"^(\S+): \d+ destinations")
 _ROUTE = re.compile(r"^(\d+\.\d+\.\d+\.\d+/\d+)\s+[*+\- ]?\[(\w+)/\d+\]")
@@ -79,30 +78,5 @@ def _probe(session: Session) -> reach.Probe:
     return reach.Probe(reach.JUNOS, hops, lambda name: False, source)
 
 
-def _reach(session: Session, found: Match[Action], trace: bool) -> Reply:
-    words = found.args[0].split()
-    wording = reach.JUNOS
-    try:
-        request = reach.parse(words, wording.trace_options if trace else wording.ping_options)
-    except reach.BadWord as bad:
-        line = " ".join((*found.words, *words))
-        position = len(" ".join((*found.words, *words[:bad.index]))) + 1
-        kind = ParseErrorKind.INCOMPLETE if bad.index >= len(words) else ParseErrorKind.INVALID
-        return session._error(ParseError(kind, min(position, len(line))), line)
-    probe = _probe(session)
-    text, ok = probe.traceroute(request) if trace else probe.ping(request)
-    return Reply(text, ok=ok)
-
-
-def _ping(session: Session, found: Match[Action]) -> Reply:
-    """``ping ADDRESS [count N] [size N] [wait N] [source A] [routing-instance V] ...``."""
-    return _reach(session, found, trace=False)
-
-
-def _traceroute(session: Session, found: Match[Action]) -> Reply:
-    """``traceroute ADDRESS [ttl N] [wait N] [source A] [routing-instance V]``."""
-    return _reach(session, found, trace=True)
-
-
 #: Exec commands.
-EXEC: dict[str, Action] = {"ping <line>": _ping, "traceroute <line>": _traceroute}
+EXEC: dict[str, Action] = reachcommands.commands(_probe)

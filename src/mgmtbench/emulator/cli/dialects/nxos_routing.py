@@ -32,7 +32,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from mgmtbench.emulator.cli import reach
+from mgmtbench.emulator.cli import reach, reachcommands
 from mgmtbench.emulator.cli.engine import Action, Reply, Session
 from mgmtbench.emulator.cli.grammar import Match, ParseError, ParseErrorKind
 from mgmtbench.emulator.device.config import ConfigLine
@@ -219,31 +219,6 @@ def _probe(session: Session) -> reach.Probe:
     return reach.Probe(reach.NXOS, hops, lambda name: name in vrf_names(session), source)
 
 
-def _reach(session: Session, found: Match[Action], trace: bool) -> Reply:
-    words = found.args[0].split()
-    wording = reach.NXOS
-    try:
-        request = reach.parse(words, wording.trace_options if trace else wording.ping_options)
-    except reach.BadWord as bad:
-        line = " ".join((*found.words, *words))
-        position = len(" ".join((*found.words, *words[:bad.index]))) + 1
-        kind = ParseErrorKind.INCOMPLETE if bad.index >= len(words) else ParseErrorKind.INVALID
-        return session._error(ParseError(kind, min(position, len(line))), line)
-    probe = _probe(session)
-    text, ok = probe.traceroute(request) if trace else probe.ping(request)
-    return Reply(text, ok=ok)
-
-
-def _ping(session: Session, found: Match[Action]) -> Reply:
-    """``ping ADDRESS [count N] [packet-size N] [timeout N] [source X] [vrf V]``."""
-    return _reach(session, found, trace=False)
-
-
-def _traceroute(session: Session, found: Match[Action]) -> Reply:
-    """``traceroute ADDRESS [source X] [vrf V]``."""
-    return _reach(session, found, trace=True)
-
-
 # --- BGP --------------------------------------------------------------------------------------
 
 
@@ -324,6 +299,5 @@ EXEC: dict[str, Action] = {
     "show bgp all summary vrf all": _bgp_summary,
     "show bgp ipv4 unicast summary vrf all": _bgp_summary,
     "show ip bgp summary vrf all": _bgp_summary,
-    "ping <line>": _ping,
-    "traceroute <line>": _traceroute,
+    **reachcommands.commands(_probe),
 }
