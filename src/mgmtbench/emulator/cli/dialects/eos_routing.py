@@ -37,7 +37,6 @@ capture. Their JSON is :mod:`mgmtbench.emulator.structured.arista_eos`'.
 
 from __future__ import annotations
 
-import hashlib
 import ipaddress
 import re
 from collections.abc import Iterator
@@ -47,52 +46,12 @@ from mgmtbench.emulator.cli import reach, reachcommands
 from mgmtbench.emulator.cli.dialects.eos_show import short, vrf_members
 from mgmtbench.emulator.cli.engine import Action, Reply, Session
 from mgmtbench.emulator.cli.grammar import Match, ParseError, ParseErrorKind
+from mgmtbench.emulator.device.bgp import Bgp, Peer
 
 IPv4Net = ipaddress.IPv4Network
 
 _HEAD = re.compile(r"^(\S+) is (up|down|administratively down), line protocol is (\w+)")
 _ADDRESS = re.compile(r"^\s+Internet address is (\d+\.\d+\.\d+\.\d+)/(\d+)")
-
-
-@dataclass(frozen=True)
-class Peer:
-    """One configured BGP neighbour and what the device makes of it."""
-
-    address: str
-    asn: str
-    description: str
-    shutdown: bool
-    #: Our address on the neighbour's subnet, and that interface (None: not connected).
-    local: str | None
-    interface: str | None
-
-    @property
-    def state(self) -> str:
-        """``Established``, ``Idle`` (shut down) or ``Active``."""
-        if self.shutdown:
-            return "Idle"
-        return "Established" if self.local is not None else "Active"
-
-    @property
-    def seed(self) -> int:
-        """A number from the address: what differs per neighbour but never moves."""
-        return int.from_bytes(hashlib.sha256(b"bgp:" + self.address.encode()).digest()[:8],
-                              "big")
-
-    @property
-    def received(self) -> int:
-        """Prefixes the neighbour sent (none unless Established)."""
-        return 2 + self.seed % 7 if self.state == "Established" else 0
-
-
-@dataclass(frozen=True)
-class Bgp:
-    """The ``router bgp`` block, with each neighbour's state."""
-
-    asn: str
-    router_id: str
-    peers: list[Peer]
-    networks: list[str]
 
 
 def _connected(session: Session) -> list[tuple[str, ipaddress.IPv4Interface]]:

@@ -47,7 +47,6 @@ and table IDs, the log messages' fields.
 
 from __future__ import annotations
 
-import hashlib
 import ipaddress
 import re
 from collections.abc import Iterator
@@ -59,6 +58,7 @@ from mgmtbench.emulator.cli.engine import Action, Dialect, Reply, Session
 from mgmtbench.emulator.cli.grammar import Match, ParseError, ParseErrorKind
 from mgmtbench.emulator.device import iproute
 from mgmtbench.emulator.device.activity import Event
+from mgmtbench.emulator.device.bgp import Bgp, Peer
 from mgmtbench.emulator.device.config import ConfigLine
 
 _ROUTE_WORDS = ("show", "ip", "route")
@@ -155,49 +155,6 @@ def _show_route(session: Session, found: Match[Action]) -> Reply:
 
 
 # --- BGP --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Peer:
-    """One configured BGP neighbour and what the device makes of it."""
-
-    address: str
-    asn: str
-    description: str
-    shutdown: bool
-    #: Our address on the neighbour's subnet, and that interface (None: not connected).
-    local: str | None
-    interface: str | None
-    route_in: str = ""
-    route_out: str = ""
-
-    @property
-    def state(self) -> str:
-        """``Established``, ``Idle`` (shut down) or ``Active``."""
-        if self.shutdown:
-            return "Idle"
-        return "Established" if self.local is not None else "Active"
-
-    @property
-    def seed(self) -> int:
-        """A number from the address: what differs per neighbour but never moves."""
-        return int.from_bytes(hashlib.sha256(b"bgp:" + self.address.encode()).digest()[:8],
-                              "big")
-
-    @property
-    def received(self) -> int:
-        """Prefixes the neighbour sent (none unless Established)."""
-        return 2 + self.seed % 7 if self.state == "Established" else 0
-
-
-@dataclass(frozen=True)
-class Bgp:
-    """The ``router bgp`` block, with each neighbour's state."""
-
-    asn: str
-    router_id: str
-    peers: list[Peer]
-    networks: list[str] = field(default_factory=list)
 
 
 def bgp(session: Session) -> Bgp | None:
