@@ -83,8 +83,10 @@ def _check(call: Json) -> None:
         raise _RpcError(NO_METHOD, f"Method not found: {call.get('method')!r} (use runCmds)")
 
 
-def _commands(params: object, limit: int) -> tuple[list[tuple[str, str | None]], str, bool]:
-    """The commands (with their input), the format and whether to add timestamps."""
+def _commands(params: object, limit: int) -> tuple[list[str], str, bool]:
+    """The commands, the format and whether to add timestamps. A command given as ``{"cmd":
+    ..., "input": ...}`` runs without its input: the only one pyeapi sends is ``enable``'s
+    password, which a privilege-15 session does not ask for."""
     if not isinstance(params, dict) or "cmds" not in params:
         raise _RpcError(INVALID_PARAMS, "Invalid params: runCmds takes version, cmds and format")
     if params.get("version", 1) not in (1, "latest"):
@@ -98,13 +100,12 @@ def _commands(params: object, limit: int) -> tuple[list[tuple[str, str | None]],
     if len(raw) > limit:
         raise _RpcError(INVALID_PARAMS, f"Invalid params: {len(raw)} commands in one request "
                         f"(limit {limit})")
-    commands: list[tuple[str, str | None]] = []
+    commands: list[str] = []
     for item in raw:
         if isinstance(item, str):
-            commands.append((item, None))
+            commands.append(item)
         elif isinstance(item, dict) and isinstance(item.get("cmd"), str):
-            given = item.get("input")
-            commands.append((item["cmd"], given if isinstance(given, str) else None))
+            commands.append(item["cmd"])
         else:
             raise _RpcError(INVALID_PARAMS, f"Invalid params: command {item!r} is neither a "
                             "string nor {\"cmd\": ..., \"input\": ...}")
@@ -118,7 +119,7 @@ async def _run_cmds(device: Device, params: object, request: ApiRequest) -> list
                          max_output=limits.max_output)
     results: list[Json] = []
     yielded = time.monotonic()
-    for index, (command, _input) in enumerate(commands, 1):
+    for index, command in enumerate(commands, 1):
         if device.processing_delay and command.strip():
             await asyncio.sleep(device.processing_delay)
         started = time.time()
