@@ -32,6 +32,13 @@ class Clock:
         return self.now
 
 
+@pytest.fixture(autouse=True)
+def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Boards on a StringIO take their width from COLUMNS: wide enough that no line is cut,
+    whatever terminal the suite runs in (CI's is 80 columns)."""
+    monkeypatch.setenv("COLUMNS", "200")
+
+
 def lines(board: Board) -> list[str]:
     return [SGR.sub("", line) for line in board.render()]
 
