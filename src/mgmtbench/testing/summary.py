@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from mgmtbench.testing.options import DEFAULT_PLATFORM
+
 
 def write_summary(terminalreporter: Any, config: pytest.Config) -> None:
     """Append the side-by-side tables of this run's benchmarks to pytest's terminal report."""
@@ -108,8 +110,8 @@ def _mode_table(reporter: Any, benchmarks: list[Any]) -> None:
                                for key in ("wire_rtts_per_iteration", "app_rtts_per_iteration"))
             payload = extra.get("payload", "cli")
             # A lab of another platform than the default (--platforms): named beside the mode.
-            platform = extra.get("platform", "cisco_ios")
-            on = "" if platform == "cisco_ios" or extra.get("target") == "inventory" else (
+            platform = extra.get("platform", DEFAULT_PLATFORM)
+            on = "" if platform == DEFAULT_PLATFORM or extra.get("target") == "inventory" else (
                 f" ({platform})")
             table.add_row(extra["client"] + ("" if payload == "cli" else f" ({payload})"),
                           extra["mode"] + on, f"{bench.stats.mean * 1000:.1f}",
