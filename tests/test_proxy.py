@@ -25,6 +25,7 @@ from mgmtbench.clients import adapter
 from mgmtbench.clients.aioquic_h3.connection import basic_auth, client_configuration, dial
 from mgmtbench.clients.roundtrips import RoundTripCounter
 from mgmtbench.emulator import EmulatorThread, oracle
+from mgmtbench.emulator.cli.dialects import dialect_commands
 from mgmtbench.emulator.oracle import expected_output
 from mgmtbench.emulator.server import DeviceEndpoint
 from mgmtbench.errors import ClientError, UsageError
@@ -106,8 +107,9 @@ def test_exec_and_config_on_every_platform(endpoint: DeviceEndpoint, proxy_for: 
         got = c.get(f"/device/{endpoint.hostname}/admin/exec/{path}")
         # A configuration body goes through `configure terminal` ... `end` (IOS, ASA, EOS,
         # NX-OS); Junos is configured its own way (set ... commit), which the proxy does not do.
-        posted = None if endpoint.device.platform.style.dialect else c.post(
-            f"/device/{endpoint.host}/admin/config", content="\n".join(sent).encode())
+        lines = dialect_commands(endpoint.device.platform.style.dialect).free_config
+        posted = c.post(f"/device/{endpoint.host}/admin/config",
+                        content="\n".join(sent).encode()) if lines else None
     assert got.status_code == 200, got.text
     platform = endpoint.device.platform.style.name
     assert same_output(got.text, want(endpoint, commands), platform)
