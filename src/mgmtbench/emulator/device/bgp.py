@@ -6,9 +6,10 @@ sent a small number of its own that never moves."""
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 from dataclasses import dataclass, field
 
-__all__ = ["Bgp", "Peer"]
+__all__ = ["Bgp", "Peer", "peer_order"]
 
 
 @dataclass(frozen=True)
@@ -52,3 +53,11 @@ class Bgp:
     router_id: str
     peers: list[Peer]
     networks: list[str] = field(default_factory=list)
+
+
+def peer_order(address: str) -> tuple[int, str]:
+    """How neighbours are listed: by address, numerically (a name that is no address last)."""
+    try:
+        return int(ipaddress.IPv4Address(address)), address
+    except ValueError:
+        return 1 << 32, address

@@ -46,7 +46,7 @@ from mgmtbench.emulator.cli import reach, reachcommands
 from mgmtbench.emulator.cli.dialects.eos_show import short, vrf_members
 from mgmtbench.emulator.cli.engine import Action, Reply, Session
 from mgmtbench.emulator.cli.grammar import Match, ParseError, ParseErrorKind
-from mgmtbench.emulator.device.bgp import Bgp, Peer
+from mgmtbench.emulator.device.bgp import Bgp, Peer, peer_order
 
 IPv4Net = ipaddress.IPv4Network
 
@@ -106,7 +106,7 @@ def bgp(session: Session) -> Bgp | None:
         addresses = loopbacks or [a.ip for _, a in connected]
         router_id = str(max(addresses)) if addresses else "0.0.0.0"
     peers: list[Peer] = []
-    for address, settings in sorted(neighbors.items(), key=lambda item: _sort_key(item[0])):
+    for address, settings in sorted(neighbors.items(), key=lambda item: peer_order(item[0])):
         if "asn" not in settings:
             continue
         local = interface = None
@@ -121,13 +121,6 @@ def bgp(session: Session) -> Bgp | None:
         peers.append(Peer(address, settings["asn"], settings.get("description", ""),
                           "shutdown" in settings, local, interface))
     return Bgp(block.text.split()[2], router_id, peers, networks)
-
-
-def _sort_key(address: str) -> tuple[int, str]:
-    try:
-        return int(ipaddress.IPv4Address(address)), address
-    except ValueError:
-        return 1 << 32, address
 
 
 def up_down(seconds: float) -> str:

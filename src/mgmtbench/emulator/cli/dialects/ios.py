@@ -58,7 +58,7 @@ from mgmtbench.emulator.cli.engine import Action, Dialect, Reply, Session
 from mgmtbench.emulator.cli.grammar import Match, ParseError, ParseErrorKind
 from mgmtbench.emulator.device import iproute
 from mgmtbench.emulator.device.activity import Event
-from mgmtbench.emulator.device.bgp import Bgp, Peer
+from mgmtbench.emulator.device.bgp import Bgp, Peer, peer_order
 from mgmtbench.emulator.device.config import ConfigLine
 
 _ROUTE_WORDS = ("show", "ip", "route")
@@ -205,7 +205,7 @@ def bgp(session: Session) -> Bgp | None:
         router_id = str(max(ipaddress.IPv4Address(a) for a in chosen)) if chosen \
             else "0.0.0.0"
     peers: list[Peer] = []
-    for address, entry in sorted(settings.items(), key=lambda item: _sort_key(item[0])):
+    for address, entry in sorted(settings.items(), key=lambda item: peer_order(item[0])):
         if "asn" not in entry or (not default_ipv4 and address not in activated):
             continue
         local = interface = None
@@ -222,13 +222,6 @@ def bgp(session: Session) -> Bgp | None:
                           "shutdown" in entry, local, interface, entry.get("in", ""),
                           entry.get("out", "")))
     return Bgp(block.text.split()[2], router_id, peers, networks)
-
-
-def _sort_key(address: str) -> tuple[int, str]:
-    try:
-        return int(ipaddress.IPv4Address(address)), address
-    except ValueError:
-        return 1 << 32, address
 
 
 def up_down(seconds: float) -> str:
